@@ -1,0 +1,12 @@
+# Writes OUTPUT: a C++ table of every WGSL kernel in KERNELS, keyed by its file stem.
+set(body "// Generated from src/kernels/*.wgsl by cmake/embed_kernels.cmake. Do not edit.\n")
+string(APPEND body "#include \"gpu/kernel_sources.h\"\n\nnamespace wgpt::gpu {\n\n")
+string(APPEND body "const std::vector<KernelSource>& embedded_kernels() {\n  static const std::vector<KernelSource> kernels = {\n")
+foreach(path ${KERNELS})
+  get_filename_component(name "${path}" NAME_WE)
+  file(READ "${path}" source)
+  string(APPEND body "    {\"${name}\", R\"wgsl(${source})wgsl\"},\n")
+endforeach()
+string(APPEND body "  };\n  return kernels;\n}\n\n}  // namespace wgpt::gpu\n")
+file(WRITE "${OUTPUT}.tmp" "${body}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different "${OUTPUT}.tmp" "${OUTPUT}")

@@ -1,0 +1,173 @@
+#pragma once
+// wgpt::gpu::Context — the WebGPU device and everything wgpt does with it: buffers, uploads,
+// readbacks, compute dispatches, recording scopes and counters. Nothing outside src/gpu/ sees a
+// WebGPU type; this header exposes opaque handles only.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wgpt/error.h"
+
+namespace wgpt::gpu {
+
+// Which WebGPU backend to ask Dawn for. `automatic` takes a real GPU when there is one and falls
+// back to OpenGL ES (llvmpipe on a CPU-only Linux machine). Dawn's Null adapter is never accepted.
+enum class Backend { automatic, vulkan, metal, d3d12, gl };
+
+// Parses "auto|vulkan|metal|d3d12|gl"; throws wgpt::Error naming the accepted values otherwise.
+Backend parse_backend(std::string_view name);
+// The backend named by $WGPT_BACKEND, or `automatic` when it is unset or empty.
+Backend backend_from_environment();
+
+struct ContextOptions {
+  Backend backend = backend_from_environment();
+};
+
+struct AdapterInfo {
+  std::string vendor;
+  std::string architecture;
+  std::string device;
+  std::string description;
+  std::string backend;  // "Vulkan", "OpenGLES", ...
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+  bool is_cpu = false;  // a software rasteriser (llvmpipe, SwiftShader, lavapipe)
+};
+
+// The device limits that matter to wgpt; the device is created with the adapter's full limits.
+struct Limits {
+  uint64_t max_storage_buffer_binding_size = 0;
+  uint64_t max_buffer_size = 0;
+  uint32_t max_storage_buffers_per_stage = 0;
+  uint32_t max_workgroup_storage_bytes = 0;
+  uint32_t max_invocations_per_workgroup = 0;
+  uint32_t max_workgroup_size_x = 0;
+  uint32_t max_workgroups_per_dimension = 0;
+  uint32_t min_storage_buffer_offset_alignment = 0;
+  bool shader_f16 = false;
+  bool timestamp_query = false;
+};
+
+// Always-on counters: any run can show what it cost.
+struct Stats {
+  uint64_t dispatches = 0;
+  uint64_t submits = 0;
+  uint64_t fence_waits = 0;      // host waits on GPU work (readbacks)
+  uint64_t buffers_created = 0;  // storage, uniform and staging buffers created on the device
+  uint64_t bytes_allocated = 0;  // bytes of those buffers
+  uint64_t pipelines_compiled = 0;
+};
+
+class Context;
+struct BufferSlot;
+
+// A storage buffer on the device. Copies share the buffer; when the last copy goes, the buffer
+// returns to its context's pool (pooled buffers are not zeroed: every kernel writes its whole
+// output).
+class Buffer {
+ public:
+  Buffer() = default;
+  size_t size() const;
+  bool valid() const { return slot_ != nullptr; }
+  // Identity of the underlying device buffer, for diagnostics and caches.
+  const void* id() const;
+
+ private:
+  friend class Context;
+  explicit Buffer(std::shared_ptr<BufferSlot> slot) : slot_(std::move(slot)) {}
+  std::shared_ptr<BufferSlot> slot_;
+};
+
+// A byte range of a buffer, as bound to a kernel or read back. size 0 means "to the end".
+struct BufferRange {
+  const Buffer* buffer = nullptr;
+  size_t offset = 0;
+  size_t size = 0;
+  BufferRange(const Buffer& b, size_t off = 0, size_t n = 0) : buffer(&b), offset(off), size(n) {}
+};
+
+struct Workgroups {
+  uint32_t x = 1, y = 1, z = 1;
+};
+
+// RAII recording scope: every dispatch while a scope lives goes into one command encoder and one
+// compute pass, submitted once when the outermost scope closes. Scopes nest. A readback inside a
+// scope submits what was recorded before it (so it sees those writes) and recording goes on.
+class Scope {
+ public:
+  explicit Scope(Context& context);
+  ~Scope();
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+ private:
+  Context& context_;
+};
+
+class Context {
+ public:
+  // Asynchronous creation: the primary form, and the only one in the browser. The callback runs
+  // from a later poll() (native) or the browser's event loop.
+  static void create_async(ContextOptions options,
+                           std::function<void(Result<std::shared_ptr<Context>>)> done);
+  // Synchronous facade over create_async (native only). Throws wgpt::Error when no usable adapter.
+  static std::shared_ptr<Context> create(ContextOptions options = {});
+
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  const AdapterInfo& adapter_info() const;
+  const Limits& limits() const;
+  Stats stats() const;
+
+  // A storage buffer of exactly `bytes` (rounded up to 4), from the pool when one is free.
+  Buffer create_storage(size_t bytes);
+  // A new storage buffer holding `bytes`. Uploads are never pooled: the write lands before every
+  // command of the next submit.
+  Buffer upload(std::span<const std::byte> bytes);
+  // Overwrites part of a buffer (queue write: ordered before the next submit's commands).
+  void write(const Buffer& buffer, size_t offset, std::span<const std::byte> bytes);
+
+  // Reads `size` bytes at `offset` back to the host. Sync forms are native only.
+  std::vector<std::byte> readback(const Buffer& buffer, size_t offset, size_t size);
+  void readback_async(const Buffer& buffer, size_t offset, size_t size,
+                      std::function<void(Result<std::vector<std::byte>>)> done);
+  // Several regions in one submit and one fence wait, returned in the order given.
+  std::vector<std::vector<std::byte>> readback_many(const std::vector<BufferRange>& regions);
+  void readback_many_async(const std::vector<BufferRange>& regions,
+                           std::function<void(Result<std::vector<std::vector<std::byte>>>)> done);
+
+  // Records kernel `name` (an embedded src/kernels/NAME.wgsl, or one added with add_kernel):
+  // binding 0 = a uniform block holding `params` (raw 32-bit words; omitted when empty),
+  // bindings 1.. = the storage ranges in order. Outside a scope it is submitted at once.
+  void dispatch(std::string_view name, std::span<const uint32_t> params,
+                std::initializer_list<BufferRange> buffers, Workgroups workgroups);
+  void dispatch(std::string_view name, std::span<const uint32_t> params,
+                const std::vector<BufferRange>& buffers, Workgroups workgroups);
+
+  // Registers a kernel from WGSL source under `name` (replacing none: names are unique).
+  void add_kernel(std::string_view name, std::string source);
+
+  // Submits everything recorded and waits for the GPU to finish it.
+  void finish();
+  // Drives pending asynchronous work on native builds (callbacks of the *_async calls run here).
+  void poll();
+
+  struct Impl;
+
+ private:
+  friend class Scope;
+  explicit Context(std::unique_ptr<Impl> impl);
+  void begin_scope();
+  void end_scope();
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace wgpt::gpu

