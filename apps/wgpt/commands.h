@@ -1,0 +1,10 @@
+#pragma once
+// Each subcommand of the wgpt tool lives in its own file and registers itself here.
+
+#include <CLI/CLI.hpp>
+
+namespace wgpt::cli {
+
+void add_info_command(CLI::App& app);
+
+}  // namespace wgpt::cli

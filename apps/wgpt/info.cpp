@@ -1,0 +1,77 @@
+// `wgpt info`: which adapter wgpt would use, the limits that matter, and a checked self-test.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "commands.h"
+#include "wgpt/gpu.h"
+
+namespace wgpt::cli {
+namespace {
+
+struct InfoOptions {
+  std::string backend = "";
+};
+
+// Doubles 1000 numbers and adds an offset on the GPU; true when every result is right.
+bool self_test(gpu::Context& context) {
+  constexpr uint32_t kCount = 1000;
+  constexpr float kOffset = 0.5f;
+  std::vector<float> input(kCount);
+  for (uint32_t i = 0; i < kCount; ++i) input[i] = static_cast<float>(i) * 0.25f;
+  gpu::Buffer in = context.upload(std::as_bytes(std::span(input)));
+  gpu::Buffer out = context.create_storage(kCount * sizeof(float));
+  uint32_t offset_bits;
+  std::memcpy(&offset_bits, &kOffset, sizeof offset_bits);
+  const uint32_t params[] = {kCount, offset_bits};
+  context.dispatch("self_test", params, {in, out}, {(kCount + 63) / 64});
+  std::vector<std::byte> bytes = context.readback(out, 0, kCount * sizeof(float));
+  std::vector<float> result(kCount);
+  std::memcpy(result.data(), bytes.data(), bytes.size());
+  for (uint32_t i = 0; i < kCount; ++i) {
+    if (result[i] != input[i] * 2.0f + kOffset) return false;
+  }
+  return true;
+}
+
+std::string mib(uint64_t bytes) { return std::to_string(bytes / (1024 * 1024)) + " MiB"; }
+
+void run_info(const InfoOptions& options) {
+  gpu::ContextOptions context_options;
+  if (!options.backend.empty()) context_options.backend = gpu::parse_backend(options.backend);
+  auto context = gpu::Context::create(context_options);
+  const gpu::AdapterInfo& info = context->adapter_info();
+  const gpu::Limits& limits = context->limits();
+  std::printf("adapter:      %s\n", info.device.empty() ? "(unnamed)" : info.device.c_str());
+  std::printf("description:  %s\n", info.description.c_str());
+  std::printf("vendor:       %s (0x%04x), device 0x%04x%s\n",
+              info.vendor.empty() ? "-" : info.vendor.c_str(), info.vendor_id, info.device_id,
+              info.architecture.empty() ? "" : (", " + info.architecture).c_str());
+  std::printf("backend:      %s\n", info.backend.c_str());
+  std::printf("kind:         %s\n", info.is_cpu ? "CPU (software rasteriser)" : "GPU");
+  std::printf("limits:       storage binding %s, buffer %s, %u storage buffers/stage,\n",
+              mib(limits.max_storage_buffer_binding_size).c_str(),
+              mib(limits.max_buffer_size).c_str(), limits.max_storage_buffers_per_stage);
+  std::printf("              %u invocations/workgroup, %u B workgroup memory, %u workgroups/dim\n",
+              limits.max_invocations_per_workgroup, limits.max_workgroup_storage_bytes,
+              limits.max_workgroups_per_dimension);
+  std::printf("features:     shader-f16 %s, timestamp-query %s\n", limits.shader_f16 ? "yes" : "no",
+              limits.timestamp_query ? "yes" : "no");
+  const bool passed = self_test(*context);
+  std::printf("self-test:    %s\n", passed ? "passed" : "FAILED (wrong results)");
+  if (!passed) throw Error("the self-test kernel computed wrong results on this adapter");
+}
+
+}  // namespace
+
+void add_info_command(CLI::App& app) {
+  auto options = std::make_shared<InfoOptions>();
+  CLI::App* command = app.add_subcommand(
+      "info", "Show the WebGPU adapter wgpt uses, its limits, and run a checked self-test");
+  command->add_option("--backend", options->backend,
+                      "auto, vulkan, metal, d3d12 or gl (default: $WGPT_BACKEND, else auto)");
+  command->callback([options] { run_info(*options); });
+}
+
+}  // namespace wgpt::cli

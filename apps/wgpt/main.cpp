@@ -1,0 +1,21 @@
+// wgpt — run, inspect and train GPT-2 models on any GPU WebGPU reaches.
+#include <cstdio>
+#include <exception>
+
+#include "commands.h"
+#include "wgpt/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"wgpt: a WebGPU-native GPT-2 runtime"};
+  app.require_subcommand(1);
+  wgpt::cli::add_info_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "wgpt: %s\n", error.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,138 @@
+#pragma once
+// wgpt::io — tensor files: safetensors (read and write) and Forge's q4 `.fzm` (read and write).
+//
+// A reader returns a TensorFile: the named tensors in file order plus the file's string metadata.
+// Float tensors come back as f32 whatever the stored precision (F16 and BF16 are widened, q4 is
+// dequantized); integer tensors (I64, I32, U32 — token ids in goldens) come back as int64.
+//
+// Readers never trust a header. Every offset, shape and size is checked against the bytes actually
+// present before anything is read or allocated, so a truncated, corrupt or hostile file gives a
+// wgpt::Error naming the source and the problem — never a crash and never an allocation larger
+// than the input justifies.
+//
+// Files are memory-mapped where the platform allows it: an F32 tensor of a safetensors file is then
+// a view into the mapping (no copy), and the mapping lives as long as any tensor viewing it. The
+// browser build reads the file into memory instead. Writers are atomic: they write a temporary file
+// beside the target and rename it over the target only once it is complete.
+//
+//   auto file = wgpt::io::load_tensors("model.safetensors");   // or .fzm: sniffed by content
+//   std::span<const float> w = file.at("wte.weight").floats();
+//   wgpt::io::save_safetensors("out.safetensors", file.tensors, {{"format", "pt"}});
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wgpt/error.h"
+
+namespace wgpt::io {
+
+// How a tensor's elements are (or will be) stored in a file. The first six are safetensors dtypes;
+// q4 is the `.fzm` 4-bit group quantization.
+enum class DType { f32, f16, bf16, i64, i32, u32, q4 };
+
+// The file spelling: "F32", "F16", "BF16", "I64", "I32", "U32", "Q4".
+std::string_view dtype_name(DType dtype);
+// i64, i32 and u32 hold integers; the rest hold real numbers.
+bool is_integer(DType dtype);
+
+using Shape = std::vector<int64_t>;
+// safetensors `__metadata__`: string keys to string values.
+using Metadata = std::map<std::string, std::string>;
+
+// One named tensor: a shape, the dtype it is stored as, and its elements — f32 values for float
+// dtypes, int64 values for integer dtypes. Copies are cheap: float values are shared, immutable.
+class TensorData {
+ public:
+  // A float tensor owning `values`. `dtype` (f32, f16, bf16 or q4) is how a writer stores it.
+  // Throws when the shape is negative or does not match values.size(), or dtype is an integer one.
+  static TensorData from_floats(std::string name, Shape shape, std::vector<float> values,
+                                DType dtype = DType::f32);
+  // An integer tensor owning `values`. `dtype` (i64, i32 or u32) is how a writer stores it; a value
+  // outside that type's range is an error when written.
+  static TensorData from_ints(std::string name, Shape shape, std::vector<int64_t> values,
+                              DType dtype = DType::i64);
+  // An f32 tensor viewing memory that `owner` keeps alive (a mapped file), without a copy.
+  static TensorData view_floats(std::string name, Shape shape, std::span<const float> values,
+                                std::shared_ptr<const void> owner);
+
+  const std::string& name() const { return name_; }
+  const Shape& shape() const { return shape_; }
+  DType dtype() const { return dtype_; }
+  bool is_integer() const { return io::is_integer(dtype_); }
+  // Number of elements: the product of the shape (1 for a scalar of shape []).
+  size_t numel() const;
+  // The elements of a float tensor as f32; throws for an integer tensor.
+  std::span<const float> floats() const;
+  // The elements of an integer tensor; throws for a float tensor.
+  std::span<const int64_t> ints() const;
+  // True when floats() points into a mapped file rather than memory this tensor allocated.
+  bool is_view() const { return is_view_; }
+
+ private:
+  TensorData(std::string name, Shape shape, DType dtype);
+
+  std::string name_;
+  Shape shape_;
+  DType dtype_;
+  std::span<const float> floats_;
+  std::shared_ptr<const void> float_owner_;  // keeps floats_ alive: owned storage or a mapping
+  std::vector<int64_t> ints_;
+  bool is_view_ = false;
+};
+
+// The content of one tensor file.
+struct TensorFile {
+  std::vector<TensorData> tensors;  // in file order
+  Metadata metadata;                // safetensors `__metadata__`; always empty for .fzm
+
+  // The tensor called `name`, or nullptr.
+  const TensorData* find(std::string_view name) const;
+  // The tensor called `name`; throws wgpt::Error naming it when absent.
+  const TensorData& at(std::string_view name) const;
+};
+
+// ---- safetensors ---------------------------------------------------------------------------------
+// Reads dtypes F32, F16, BF16, I64, I32 and U32; any other dtype is an error naming the tensor.
+// Tensors must tile the data section exactly (no gaps, no overlaps, nothing left over), as the
+// reference implementation requires. `source` names the bytes in error messages.
+TensorFile load_safetensors(const std::filesystem::path& path);
+TensorFile load_safetensors(std::span<const uint8_t> bytes, std::string_view source = "<bytes>");
+
+// Writes each tensor in the order given, as its dtype() (f16 and bf16 round to nearest even; q4
+// tensors are written as F32, safetensors having no q4 type). The header is padded to a multiple of
+// 8 bytes so that a mapped F32 tensor is aligned. Names must be unique and non-empty.
+void save_safetensors(const std::filesystem::path& path, std::span<const TensorData> tensors,
+                      const Metadata& metadata = {});
+std::vector<uint8_t> safetensors_bytes(std::span<const TensorData> tensors,
+                                       const Metadata& metadata = {});
+
+// ---- fzm (Forge q4) ------------------------------------------------------------------------------
+// Every tensor is stored as groups of kFzmGroupSize consecutive row-major elements, each group as
+// (scale, min) and one 4-bit code per element: x ≈ code · scale + min with
+// scale = (max − min) / 15, so an element is off by at most (max − min) / 30 of its group (plus f32
+// rounding). Reading dequantizes to f32; the tensors report dtype q4.
+inline constexpr uint32_t kFzmGroupSize = 64;
+
+TensorFile load_fzm(const std::filesystem::path& path);
+TensorFile load_fzm(std::span<const uint8_t> bytes, std::string_view source = "<bytes>");
+
+// Quantizes every tensor (all must be float tensors with finite values; at most 255 dimensions,
+// each below 2^32; names below 64 KiB).
+void save_fzm(const std::filesystem::path& path, std::span<const TensorData> tensors);
+std::vector<uint8_t> fzm_bytes(std::span<const TensorData> tensors);
+
+// ---- either --------------------------------------------------------------------------------------
+enum class Format { safetensors, fzm };
+
+// By content, never by file name: bytes starting with "FZM1" are fzm, anything else safetensors.
+Format detect_format(std::span<const uint8_t> bytes);
+TensorFile load_tensors(const std::filesystem::path& path);
+TensorFile load_tensors(std::span<const uint8_t> bytes, std::string_view source = "<bytes>");
+
+}  // namespace wgpt::io

@@ -1,0 +1,99 @@
+#pragma once
+// wgpt::Tensor — a contiguous row-major array of f32 or u32 on the CPU or the GPU.
+//
+// A Tensor is a handle: copies share storage, like a view. A view is an element offset into the
+// storage plus a shape. GPU storage is a pooled gpu::Buffer of a gpu::Context; reading it back to
+// the host is always explicit (to_cpu / to_cpu_async). Nothing here exposes a WebGPU type.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "wgpt/error.h"
+#include "wgpt/gpu.h"
+
+namespace wgpt {
+
+enum class DType { f32, u32 };
+enum class Device { cpu, gpu };
+
+using Shape = std::vector<size_t>;
+
+// "[2, 3, 4]" — for error messages.
+std::string to_string(const Shape& shape);
+const char* to_string(DType dtype);
+const char* to_string(Device device);
+// The product of the dimensions (1 for a scalar shape []).
+size_t numel(const Shape& shape);
+
+class Tensor {
+ public:
+  // An empty f32 CPU tensor of shape [0].
+  Tensor();
+
+  // CPU tensors from host data; throws when values.size() != numel(shape).
+  static Tensor from_floats(std::vector<float> values, Shape shape);
+  static Tensor from_u32(std::vector<uint32_t> values, Shape shape);
+  // A CPU tensor of zeros.
+  static Tensor zeros(Shape shape, DType dtype = DType::f32);
+  // A GPU tensor from the context's pool. Its contents are undefined until a kernel writes them.
+  static Tensor empty_gpu(std::shared_ptr<gpu::Context> context, Shape shape,
+                          DType dtype = DType::f32);
+
+  const Shape& shape() const { return shape_; }
+  size_t rank() const { return shape_.size(); }
+  // Dimension i; negative i counts from the end (-1 is the last dimension).
+  size_t dim(int i) const;
+  size_t numel() const { return wgpt::numel(shape_); }
+  DType dtype() const { return dtype_; }
+  Device device() const { return context_ ? Device::gpu : Device::cpu; }
+  bool is_gpu() const { return device() == Device::gpu; }
+  // "f32[2, 3] on gpu" — for error messages.
+  std::string describe() const;
+
+  // A tensor sharing this one's storage: `shape` starting `element_offset` elements after this
+  // tensor's first element; it must lie inside this tensor.
+  Tensor view(size_t element_offset, Shape shape) const;
+  // Rows [start, start + count) of the first dimension.
+  Tensor rows(size_t start, size_t count) const;
+  // The same elements under another shape with the same numel.
+  Tensor reshape(Shape shape) const;
+
+  // Uploads a copy to the GPU (a fresh, unpooled buffer). A GPU tensor of the same context is
+  // returned as it is.
+  Tensor to_gpu(const std::shared_ptr<gpu::Context>& context) const;
+  // Reads a GPU tensor back into a new CPU tensor (waits for the GPU; native only). A CPU tensor is
+  // returned as it is.
+  Tensor to_cpu() const;
+  void to_cpu_async(std::function<void(Result<Tensor>)> done) const;
+
+  // Host copies of the elements (a GPU tensor is read back first).
+  std::vector<float> to_floats() const;
+  std::vector<uint32_t> to_u32() const;
+
+  // The elements of a CPU tensor, in place. Writes are seen by every tensor sharing the storage.
+  std::span<float> floats() const;
+  std::span<uint32_t> u32s() const;
+
+  // GPU storage, for ops: the buffer, this tensor's first element in it, and its context.
+  const gpu::Buffer& buffer() const;
+  size_t offset() const { return offset_; }
+  const std::shared_ptr<gpu::Context>& context() const { return context_; }
+
+ private:
+  Shape shape_;
+  DType dtype_ = DType::f32;
+  size_t offset_ = 0;  // elements
+  // CPU storage: exactly one of these is set for a CPU tensor, by dtype.
+  std::shared_ptr<std::vector<float>> host_f32_;
+  std::shared_ptr<std::vector<uint32_t>> host_u32_;
+  // GPU storage.
+  gpu::Buffer buffer_;
+  std::shared_ptr<gpu::Context> context_;
+};
+
+}  // namespace wgpt

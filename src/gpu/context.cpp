@@ -1,0 +1,461 @@
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <optional>
+
+#include "gpu/context_impl.h"
+#include "gpu/kernel_sources.h"
+
+namespace wgpt::gpu {
+namespace {
+
+// Concurrent device creation or teardown wedges some drivers: both happen under one lock.
+std::mutex& device_lifetime_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+constexpr WGPUBufferUsage kStorageUsage =
+    WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
+constexpr size_t kUniformCacheCapacity = 4096;
+
+size_t round_up(size_t value, size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+size_t next_power_of_two(size_t value) {
+  size_t power = 256;
+  while (power < value) power *= 2;
+  return power;
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) {
+    if (text.find("'" + name + "'") != std::string::npos) continue;
+    text += (text.empty() ? "'" : ", '") + name + "'";
+  }
+  return text;
+}
+
+}  // namespace
+
+// ---- Impl -------------------------------------------------------------------------------------
+
+Context::Impl::~Impl() {
+  if (pass) wgpuComputePassEncoderRelease(pass);
+  if (encoder) wgpuCommandEncoderRelease(encoder);
+  for (auto& [key, buffer] : uniforms) wgpuBufferRelease(buffer);
+  for (auto& [name, entry] : pipelines) {
+    wgpuBindGroupLayoutRelease(entry.layout);
+    wgpuComputePipelineRelease(entry.pipeline);
+  }
+  storage_pool.reset();
+  staging_pool.reset();
+  std::lock_guard lock(device_lifetime_mutex());
+  api::release_device(handles);
+}
+
+void Context::Impl::check_usable() {
+  if (errors->lost()) throw Error("the GPU device was lost: " + errors->lost_message());
+  if (!deferred_error.empty()) throw Error(std::exchange(deferred_error, {}));
+}
+
+void Context::Impl::raise_errors(const std::string& context) {
+  std::vector<std::string> messages = errors->take();
+  if (errors->lost()) throw Error("the GPU device was lost: " + errors->lost_message());
+  if (messages.empty()) return;
+  std::string text = "WebGPU error " + context + ": " + messages.front();
+  if (messages.size() > 1) text += " (and " + std::to_string(messages.size() - 1) + " more)";
+  throw Error(text);
+}
+
+const Pipeline& Context::Impl::pipeline(std::string_view name) {
+  if (auto found = pipelines.find(std::string(name)); found != pipelines.end()) {
+    return found->second;
+  }
+  std::string source;
+  if (auto added = added_kernels.find(std::string(name)); added != added_kernels.end()) {
+    source = added->second;
+  } else {
+    const auto& embedded = embedded_kernels();
+    auto found = std::find_if(embedded.begin(), embedded.end(),
+                              [&](const KernelSource& k) { return k.name == name; });
+    if (found == embedded.end()) throw Error("unknown kernel '" + std::string(name) + "'");
+    source = found->wgsl;
+  }
+  Pipeline entry;
+  entry.bindings = parse_kernel_layout(name, source);
+  std::string error = api::create_compute_pipeline(handles, source, &entry.pipeline);
+  if (!error.empty() || !entry.pipeline) {
+    throw Error("kernel '" + std::string(name) + "' failed to compile: " + error);
+  }
+  entry.layout = wgpuComputePipelineGetBindGroupLayout(entry.pipeline, 0);
+  ++stats.pipelines_compiled;
+  return pipelines.emplace(std::string(name), entry).first->second;
+}
+
+WGPUBuffer Context::Impl::create_buffer(size_t size, WGPUBufferUsage usage) {
+  WGPUBufferDescriptor descriptor{};
+  descriptor.usage = usage;
+  descriptor.size = size;
+  WGPUBuffer buffer = wgpuDeviceCreateBuffer(handles.device, &descriptor);
+  ++stats.buffers_created;
+  stats.bytes_allocated += size;
+  raise_errors("creating a buffer of " + std::to_string(size) + " bytes");
+  if (!buffer) throw Error("WebGPU: could not create a buffer of " + std::to_string(size) + " bytes");
+  return buffer;
+}
+
+WGPUBuffer Context::Impl::uniform_for(std::span<const uint32_t> params) {
+  std::string key(reinterpret_cast<const char*>(params.data()), params.size_bytes());
+  if (auto found = uniforms.find(key); found != uniforms.end()) return found->second;
+  if (uniforms.size() >= kUniformCacheCapacity) {
+    // Commands already recorded keep their own references to these buffers.
+    for (auto& [unused, buffer] : uniforms) wgpuBufferRelease(buffer);
+    uniforms.clear();
+  }
+  // WGSL rounds a uniform struct's size up to 16 bytes; the binding must cover it.
+  const size_t size = round_up(std::max<size_t>(params.size_bytes(), 16), 16);
+  WGPUBuffer buffer = create_buffer(size, WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
+  std::vector<uint32_t> padded(size / 4, 0);
+  std::copy(params.begin(), params.end(), padded.begin());
+  wgpuQueueWriteBuffer(handles.queue, buffer, 0, padded.data(), size);
+  uniforms.emplace(std::move(key), buffer);
+  return buffer;
+}
+
+WGPUCommandEncoder Context::Impl::open_encoder() {
+  if (!encoder) encoder = wgpuDeviceCreateCommandEncoder(handles.device, nullptr);
+  return encoder;
+}
+
+WGPUComputePassEncoder Context::Impl::open_pass() {
+  if (!pass) pass = wgpuCommandEncoderBeginComputePass(open_encoder(), nullptr);
+  return pass;
+}
+
+void Context::Impl::submit() {
+  if (pass) {
+    wgpuComputePassEncoderEnd(pass);
+    wgpuComputePassEncoderRelease(pass);
+    pass = nullptr;
+  }
+  if (!encoder) return;
+  WGPUCommandBuffer commands = wgpuCommandEncoderFinish(encoder, nullptr);
+  wgpuCommandEncoderRelease(encoder);
+  encoder = nullptr;
+  wgpuQueueSubmit(handles.queue, 1, &commands);
+  wgpuCommandBufferRelease(commands);
+  ++stats.submits;
+  const std::string kernels = join(std::exchange(recorded_kernels, {}));
+  raise_errors(kernels.empty() ? "in a submit" : "in a submit of kernel(s) " + kernels);
+}
+
+// ---- Buffer -----------------------------------------------------------------------------------
+
+size_t Buffer::size() const { return slot_ ? slot_->size : 0; }
+const void* Buffer::id() const { return slot_ ? slot_->handle : nullptr; }
+
+// ---- Scope ------------------------------------------------------------------------------------
+
+Scope::Scope(Context& context) : context_(context) { context_.begin_scope(); }
+Scope::~Scope() { context_.end_scope(); }
+
+void Context::begin_scope() { ++impl_->scope_depth; }
+
+void Context::end_scope() {
+  if (--impl_->scope_depth > 0) return;
+  try {
+    impl_->submit();
+  } catch (const Error& error) {
+    // A destructor may not throw: the next call on this context raises it.
+    impl_->deferred_error = error.what();
+  }
+}
+
+// ---- Context ----------------------------------------------------------------------------------
+
+Context::Context(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Context::~Context() = default;
+
+void Context::create_async(ContextOptions options,
+                           std::function<void(Result<std::shared_ptr<Context>>)> done) {
+  // Shared, not unique: std::function needs a copyable callable.
+  auto impl = std::make_shared<std::unique_ptr<Impl>>(std::make_unique<Impl>());
+  api::ErrorSink* sink = (*impl)->errors.get();
+  auto finish = [impl, done = std::move(done)](api::DeviceHandles handles, std::string error) {
+    if (!error.empty()) return done(Error(error));
+    (*impl)->handles = std::move(handles);
+    done(std::shared_ptr<Context>(new Context(std::move(*impl))));
+  };
+  std::lock_guard lock(device_lifetime_mutex());
+  api::create_device_async(options.backend, sink, std::move(finish));
+}
+
+std::shared_ptr<Context> Context::create(ContextOptions options) {
+#ifdef __EMSCRIPTEN__
+  (void)options;
+  throw Error("Context::create blocks, which the browser forbids: use Context::create_async");
+#else
+  std::optional<Result<std::shared_ptr<Context>>> outcome;
+  create_async(options, [&](Result<std::shared_ptr<Context>> result) { outcome = std::move(result); });
+  if (!outcome) throw Error("WebGPU: device creation did not complete");
+  return outcome->value();
+#endif
+}
+
+const AdapterInfo& Context::adapter_info() const { return impl_->handles.info; }
+const Limits& Context::limits() const { return impl_->handles.limits; }
+Stats Context::stats() const { return impl_->stats; }
+
+Buffer Context::create_storage(size_t bytes) {
+  impl_->check_usable();
+  const size_t size = round_up(std::max<size_t>(bytes, 4), 4);
+  if (size > impl_->handles.limits.max_buffer_size) {
+    throw Error("a buffer of " + std::to_string(size) + " bytes exceeds the device's limit of " +
+                std::to_string(impl_->handles.limits.max_buffer_size));
+  }
+  auto slot = std::make_shared<BufferSlot>();
+  slot->handle = impl_->storage_pool->take(size);
+  if (!slot->handle) slot->handle = impl_->create_buffer(size, kStorageUsage);
+  slot->size = size;
+  slot->pool = impl_->storage_pool;
+  return Buffer(std::move(slot));
+}
+
+Buffer Context::upload(std::span<const std::byte> bytes) {
+  impl_->check_usable();
+  // Never from the pool: a pooled buffer may still be read by recorded, unsubmitted commands, and
+  // a queue write lands before all of them.
+  const size_t size = round_up(std::max<size_t>(bytes.size(), 4), 4);
+  auto slot = std::make_shared<BufferSlot>();
+  slot->handle = impl_->create_buffer(size, kStorageUsage);
+  slot->size = size;
+  slot->pool = impl_->storage_pool;
+  Buffer buffer(std::move(slot));
+  write(buffer, 0, bytes);
+  return buffer;
+}
+
+void Context::write(const Buffer& buffer, size_t offset, std::span<const std::byte> bytes) {
+  impl_->check_usable();
+  if (!buffer.valid() || offset + bytes.size() > buffer.size() || offset % 4 != 0) {
+    throw Error("write of " + std::to_string(bytes.size()) + " bytes at offset " +
+                std::to_string(offset) + " does not fit a buffer of " +
+                std::to_string(buffer.size()) + " bytes (offsets must be multiples of 4)");
+  }
+  if (bytes.empty()) return;
+  // A queue write lands before the next submit's commands: submit what is recorded first, so
+  // commands recorded earlier still see the old contents.
+  if (impl_->encoder) impl_->submit();
+  if (bytes.size() % 4 == 0) {
+    wgpuQueueWriteBuffer(impl_->handles.queue, buffer.slot_->handle, offset, bytes.data(),
+                         bytes.size());
+    return;
+  }
+  std::vector<std::byte> padded(round_up(bytes.size(), 4), std::byte{0});
+  std::copy(bytes.begin(), bytes.end(), padded.begin());
+  const size_t end = std::min(buffer.size(), offset + padded.size());
+  wgpuQueueWriteBuffer(impl_->handles.queue, buffer.slot_->handle, offset, padded.data(),
+                       end - offset);
+}
+
+void Context::add_kernel(std::string_view name, std::string source) {
+  const auto& embedded = embedded_kernels();
+  const bool taken = impl_->added_kernels.count(std::string(name)) ||
+                     std::any_of(embedded.begin(), embedded.end(),
+                                 [&](const KernelSource& k) { return k.name == name; });
+  if (taken) throw Error("a kernel named '" + std::string(name) + "' already exists");
+  impl_->added_kernels.emplace(std::string(name), std::move(source));
+}
+
+void Context::dispatch(std::string_view name, std::span<const uint32_t> params,
+                       std::initializer_list<BufferRange> buffers, Workgroups workgroups) {
+  dispatch(name, params, std::vector<BufferRange>(buffers), workgroups);
+}
+
+void Context::dispatch(std::string_view name, std::span<const uint32_t> params,
+                       const std::vector<BufferRange>& buffers, Workgroups workgroups) {
+  impl_->check_usable();
+  const Pipeline& entry = impl_->pipeline(name);
+  const std::string kernel = "kernel '" + std::string(name) + "'";
+  if (entry.bindings.has_params != !params.empty()) {
+    throw Error(kernel + (entry.bindings.has_params ? " needs parameters" : " takes no parameters"));
+  }
+  if (buffers.size() != entry.bindings.storage_buffers) {
+    throw Error(kernel + " takes " + std::to_string(entry.bindings.storage_buffers) +
+                " storage buffer(s), " + std::to_string(buffers.size()) + " given");
+  }
+  const Limits& limits = impl_->handles.limits;
+  const uint32_t max_groups = limits.max_workgroups_per_dimension;
+  if (workgroups.x > max_groups || workgroups.y > max_groups || workgroups.z > max_groups) {
+    throw Error(kernel + ": workgroup count exceeds the device's limit of " +
+                std::to_string(max_groups) + " per dimension");
+  }
+  std::vector<WGPUBindGroupEntry> entries;
+  if (!params.empty()) {
+    WGPUBindGroupEntry uniform{};
+    uniform.binding = 0;
+    uniform.buffer = impl_->uniform_for(params);
+    uniform.size = WGPU_WHOLE_SIZE;
+    entries.push_back(uniform);
+  }
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const BufferRange& range = buffers[i];
+    const std::string which = kernel + ", binding " + std::to_string(i + 1);
+    if (!range.buffer || !range.buffer->valid()) throw Error(which + ": no buffer");
+    const size_t total = range.buffer->size();
+    const size_t size = range.size ? range.size : total - std::min(range.offset, total);
+    if (range.offset >= total || range.offset + size > total) {
+      throw Error(which + ": range [" + std::to_string(range.offset) + ", " +
+                  std::to_string(range.offset + size) + ") is outside the buffer of " +
+                  std::to_string(total) + " bytes");
+    }
+    if (range.offset % limits.min_storage_buffer_offset_alignment != 0 || size % 4 != 0) {
+      throw Error(which + ": offset " + std::to_string(range.offset) + " is not a multiple of " +
+                  std::to_string(limits.min_storage_buffer_offset_alignment) +
+                  " or size is not a multiple of 4");
+    }
+    if (size > limits.max_storage_buffer_binding_size) {
+      throw Error(which + ": " + std::to_string(size) + " bytes exceed the device's binding limit of " +
+                  std::to_string(limits.max_storage_buffer_binding_size));
+    }
+    WGPUBindGroupEntry storage{};
+    storage.binding = static_cast<uint32_t>(i + 1);
+    storage.buffer = range.buffer->slot_->handle;
+    storage.offset = range.offset;
+    storage.size = size;
+    entries.push_back(storage);
+  }
+  WGPUBindGroupDescriptor descriptor{};
+  descriptor.layout = entry.layout;
+  descriptor.entryCount = entries.size();
+  descriptor.entries = entries.data();
+  WGPUBindGroup group = wgpuDeviceCreateBindGroup(impl_->handles.device, &descriptor);
+
+  WGPUComputePassEncoder pass = impl_->open_pass();
+  wgpuComputePassEncoderSetPipeline(pass, entry.pipeline);
+  wgpuComputePassEncoderSetBindGroup(pass, 0, group, 0, nullptr);
+  api::dispatch_workgroups(pass, workgroups.x, workgroups.y, workgroups.z);
+  wgpuBindGroupRelease(group);  // the pass holds its own reference
+  impl_->recorded_kernels.emplace_back(name);
+  ++impl_->stats.dispatches;
+  if (impl_->scope_depth == 0) impl_->submit();
+}
+
+void Context::readback_many_async(
+    const std::vector<BufferRange>& regions,
+    std::function<void(Result<std::vector<std::vector<std::byte>>>)> done) {
+  impl_->check_usable();
+  // Copies need 4-byte alignment: copy the aligned span around each region and trim on the host.
+  struct Slice {
+    size_t staging_offset, skip, size;
+  };
+  std::vector<Slice> slices;
+  size_t total = 0;
+  for (const BufferRange& range : regions) {
+    if (!range.buffer || !range.buffer->valid()) throw Error("readback: no buffer");
+    const size_t buffer_size = range.buffer->size();
+    const size_t size = range.size ? range.size : buffer_size - std::min(range.offset, buffer_size);
+    if (range.offset + size > buffer_size) {
+      throw Error("readback: range [" + std::to_string(range.offset) + ", " +
+                  std::to_string(range.offset + size) + ") is outside the buffer of " +
+                  std::to_string(buffer_size) + " bytes");
+    }
+    const size_t start = range.offset / 4 * 4;
+    const size_t end = round_up(range.offset + size, 4);
+    slices.push_back({total, range.offset - start, size});
+    total += end - start;
+  }
+  const size_t staging_size = next_power_of_two(std::max<size_t>(total, 4));
+  WGPUBuffer staging = impl_->staging_pool->take(staging_size);
+  if (!staging) {
+    staging = impl_->create_buffer(staging_size, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
+  }
+  // Any recorded dispatches go first, in the same submit, so the copies see their writes.
+  if (impl_->pass) {
+    wgpuComputePassEncoderEnd(impl_->pass);
+    wgpuComputePassEncoderRelease(impl_->pass);
+    impl_->pass = nullptr;
+  }
+  WGPUCommandEncoder encoder = impl_->open_encoder();
+  for (size_t i = 0; i < regions.size(); ++i) {
+    const size_t start = regions[i].offset / 4 * 4;
+    const size_t length = round_up(slices[i].skip + slices[i].size, 4);
+    if (length == 0) continue;
+    wgpuCommandEncoderCopyBufferToBuffer(encoder, regions[i].buffer->slot_->handle, start, staging,
+                                         slices[i].staging_offset, length);
+  }
+  try {
+    impl_->submit();
+  } catch (...) {
+    impl_->staging_pool->give_back(staging, staging_size);
+    throw;
+  }
+  ++impl_->stats.fence_waits;
+  Impl* impl = impl_.get();
+  auto on_mapped = [impl, staging, staging_size, total, slices = std::move(slices),
+                    done = std::move(done)](std::string error) {
+    if (!error.empty()) {
+      impl->staging_pool->give_back(staging, staging_size);
+      return done(Error(error));
+    }
+    const auto* mapped = static_cast<const std::byte*>(
+        wgpuBufferGetConstMappedRange(staging, 0, round_up(std::max<size_t>(total, 4), 4)));
+    std::vector<std::vector<std::byte>> out;
+    out.reserve(slices.size());
+    for (const Slice& slice : slices) {
+      const std::byte* begin = mapped + slice.staging_offset + slice.skip;
+      out.emplace_back(begin, begin + slice.size);
+    }
+    wgpuBufferUnmap(staging);
+    impl->staging_pool->give_back(staging, staging_size);
+    done(std::move(out));
+  };
+  impl_->last_readback = api::map_read_async(
+      impl_->handles, staging, round_up(std::max<size_t>(total, 4), 4), std::move(on_mapped));
+}
+
+std::vector<std::vector<std::byte>> Context::readback_many(const std::vector<BufferRange>& regions) {
+#ifdef __EMSCRIPTEN__
+  (void)regions;
+  throw Error("synchronous readback blocks, which the browser forbids: use readback_many_async");
+#else
+  std::optional<Result<std::vector<std::vector<std::byte>>>> outcome;
+  readback_many_async(regions, [&](auto result) { outcome = std::move(result); });
+  api::wait(impl_->handles, impl_->last_readback);
+  if (!outcome) throw Error("readback: the mapping completed without a result");
+  return outcome->value();
+#endif
+}
+
+void Context::readback_async(const Buffer& buffer, size_t offset, size_t size,
+                             std::function<void(Result<std::vector<std::byte>>)> done) {
+  readback_many_async({BufferRange(buffer, offset, size)},
+                      [done = std::move(done)](Result<std::vector<std::vector<std::byte>>> result) {
+                        if (!result.ok()) return done(result.error());
+                        done(std::move(result.value().front()));
+                      });
+}
+
+std::vector<std::byte> Context::readback(const Buffer& buffer, size_t offset, size_t size) {
+  return std::move(readback_many({BufferRange(buffer, offset, size)}).front());
+}
+
+void Context::finish() {
+#ifdef __EMSCRIPTEN__
+  throw Error("Context::finish blocks, which the browser forbids");
+#else
+  impl_->check_usable();
+  impl_->submit();
+  std::string error;
+  api::wait(impl_->handles, api::queue_done_async(impl_->handles, [&](std::string e) { error = e; }));
+  if (!error.empty()) throw Error(error);
+  impl_->raise_errors("while finishing");
+#endif
+}
+
+void Context::poll() { api::process_events(impl_->handles); }
+
+}  // namespace wgpt::gpu

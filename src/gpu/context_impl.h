@@ -1,0 +1,57 @@
+#pragma once
+// The state behind gpu::Context: device handles, caches, pools and the open recording.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "gpu/buffer_pool.h"
+#include "gpu/kernel_layout.h"
+#include "gpu/webgpu_api.h"
+#include "wgpt/gpu.h"
+
+namespace wgpt::gpu {
+
+struct Pipeline {
+  WGPUComputePipeline pipeline = nullptr;
+  WGPUBindGroupLayout layout = nullptr;
+  KernelLayout bindings;
+};
+
+struct Context::Impl {
+  api::DeviceHandles handles;
+  // Heap-allocated so the device's callbacks keep a stable address.
+  std::unique_ptr<api::ErrorSink> errors = std::make_unique<api::ErrorSink>();
+  Stats stats;
+
+  std::unordered_map<std::string, std::string> added_kernels;
+  std::unordered_map<std::string, Pipeline> pipelines;
+  std::shared_ptr<BufferPool> storage_pool = std::make_shared<BufferPool>();
+  std::shared_ptr<BufferPool> staging_pool = std::make_shared<BufferPool>();
+  // Uniform blocks keyed by their bytes: the same parameters reuse one buffer.
+  std::unordered_map<std::string, WGPUBuffer> uniforms;
+
+  // The open recording: one encoder and one compute pass until the outermost scope closes.
+  int scope_depth = 0;
+  WGPUCommandEncoder encoder = nullptr;
+  WGPUComputePassEncoder pass = nullptr;
+  std::vector<std::string> recorded_kernels;  // since the last submit, for error messages
+  std::string deferred_error;                 // raised by the next call (scopes close noexcept)
+  api::Waitable last_readback;                // what a synchronous readback waits on
+
+  ~Impl();
+  const Pipeline& pipeline(std::string_view name);
+  WGPUBuffer create_buffer(size_t size, WGPUBufferUsage usage);
+  WGPUBuffer uniform_for(std::span<const uint32_t> params);
+  WGPUCommandEncoder open_encoder();
+  WGPUComputePassEncoder open_pass();
+  // Ends the pass, finishes and submits everything recorded (plus whatever was added to the
+  // encoder after the pass), then reports WebGPU errors as a wgpt::Error naming the kernels.
+  void submit();
+  void raise_errors(const std::string& context);
+  void check_usable();
+};
+
+}  // namespace wgpt::gpu

@@ -1,0 +1,76 @@
+#pragma once
+// The seam between wgpt and the two revisions of webgpu.h it is built against: Dawn's current
+// native API (futures, string views, callback-info structs) and the older one that Emscripten
+// 3.1.6 ships for the browser (plain callbacks, C strings, `dispatch`). Every call whose shape
+// differs between them lives behind this header, implemented once per revision in
+// webgpu_dawn.cpp and webgpu_emscripten.cpp; everything else in src/gpu/ uses the calls the two
+// revisions share.
+
+#include <webgpu/webgpu.h>
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "wgpt/gpu.h"
+
+namespace wgpt::gpu::api {
+
+// Errors the device reports outside any call (validation, out of memory, device lost), collected
+// until the context next checks for them.
+class ErrorSink {
+ public:
+  void report(std::string message);
+  // Removes and returns what was reported since the last call.
+  std::vector<std::string> take();
+  void mark_lost(std::string message);
+  bool lost() const;
+  std::string lost_message() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::string> messages_;
+  bool lost_ = false;
+  std::string lost_message_;
+};
+
+struct DeviceHandles {
+  WGPUInstance instance = nullptr;
+  WGPUAdapter adapter = nullptr;
+  WGPUDevice device = nullptr;
+  WGPUQueue queue = nullptr;
+  AdapterInfo info;
+  Limits limits;
+};
+
+// Finds an adapter for `backend` and creates a device on it with the adapter's full limits.
+// `done` runs exactly once, with the handles or with an error message (handles then empty).
+// Native: it has run when this returns. Browser: it runs from the event loop.
+void create_device_async(Backend backend, ErrorSink* sink,
+                         std::function<void(DeviceHandles, std::string error)> done);
+void release_device(DeviceHandles& handles);
+
+// Compiles WGSL and creates its compute pipeline (entry point `main`, layout derived from the
+// shader). Returns an error message naming the problem, or "" with `pipeline` set.
+std::string create_compute_pipeline(const DeviceHandles& handles, const std::string& wgsl,
+                                    WGPUComputePipeline* pipeline);
+
+void dispatch_workgroups(WGPUComputePassEncoder pass, uint32_t x, uint32_t y, uint32_t z);
+
+// Something the host can wait for: a buffer mapping or the queue draining.
+struct Waitable {
+  uint64_t id = 0;
+};
+// Starts mapping `buffer` (the first `size` bytes) for reading. `done` runs with "" or an error.
+Waitable map_read_async(const DeviceHandles& handles, WGPUBuffer buffer, size_t size,
+                        std::function<void(std::string error)> done);
+Waitable queue_done_async(const DeviceHandles& handles, std::function<void(std::string error)> done);
+// Blocks until `waitable` has completed and its callback has run (native only; throws in the
+// browser, where nothing may block).
+void wait(const DeviceHandles& handles, Waitable waitable);
+// Runs callbacks of completed asynchronous work (native; the browser's event loop does this).
+void process_events(const DeviceHandles& handles);
+
+}  // namespace wgpt::gpu::api

@@ -1,0 +1,327 @@
+// The native revision of webgpu.h (Dawn): futures, string views and callback-info structs.
+#ifndef __EMSCRIPTEN__
+
+#include <cstring>
+#include <memory>
+#include <utility>
+
+#include "gpu/adapter_choice.h"
+#include "gpu/webgpu_api.h"
+
+namespace wgpt::gpu::api {
+namespace {
+
+std::string to_string(WGPUStringView view) {
+  if (!view.data) return {};
+  return view.length == WGPU_STRLEN ? std::string(view.data) : std::string(view.data, view.length);
+}
+
+WGPUStringView view_of(const std::string& text) { return {text.data(), text.size()}; }
+
+WGPUBackendType to_wgpu(NativeBackend backend) {
+  switch (backend) {
+    case NativeBackend::vulkan:
+      return WGPUBackendType_Vulkan;
+    case NativeBackend::metal:
+      return WGPUBackendType_Metal;
+    case NativeBackend::d3d12:
+      return WGPUBackendType_D3D12;
+    case NativeBackend::opengles:
+      return WGPUBackendType_OpenGLES;
+  }
+  return WGPUBackendType_Undefined;
+}
+
+std::string backend_name(WGPUBackendType type) {
+  switch (type) {
+    case WGPUBackendType_Null:
+      return "Null";
+    case WGPUBackendType_WebGPU:
+      return "WebGPU";
+    case WGPUBackendType_D3D11:
+      return "D3D11";
+    case WGPUBackendType_D3D12:
+      return "D3D12";
+    case WGPUBackendType_Metal:
+      return "Metal";
+    case WGPUBackendType_Vulkan:
+      return "Vulkan";
+    case WGPUBackendType_OpenGL:
+      return "OpenGL";
+    case WGPUBackendType_OpenGLES:
+      return "OpenGLES";
+    default:
+      return "unknown";
+  }
+}
+
+void wait_future(WGPUInstance instance, WGPUFuture future) {
+  WGPUFutureWaitInfo info{future, false};
+  while (!info.completed) {
+    WGPUWaitStatus status = wgpuInstanceWaitAny(instance, 1, &info, UINT64_MAX);
+    if (status == WGPUWaitStatus_Error) throw Error("WebGPU: waiting on the GPU failed");
+  }
+}
+
+// Requests an adapter of one backend; nullptr when the backend has none (or only Dawn's Null).
+WGPUAdapter request_adapter(WGPUInstance instance, NativeBackend backend, std::string* why) {
+  if (backend == NativeBackend::opengles) prepare_headless_egl();
+  WGPURequestAdapterOptions options = WGPU_REQUEST_ADAPTER_OPTIONS_INIT;
+  options.backendType = to_wgpu(backend);
+  // OpenGL ES cannot offer WebGPU's core feature level; everything wgpt needs is in compatibility.
+  options.featureLevel =
+      backend == NativeBackend::opengles ? WGPUFeatureLevel_Compatibility : WGPUFeatureLevel_Core;
+  options.powerPreference = WGPUPowerPreference_HighPerformance;
+  struct Reply {
+    WGPUAdapter adapter = nullptr;
+    std::string message;
+  } reply;
+  WGPURequestAdapterCallbackInfo callback = WGPU_REQUEST_ADAPTER_CALLBACK_INFO_INIT;
+  callback.mode = WGPUCallbackMode_WaitAnyOnly;
+  callback.callback = [](WGPURequestAdapterStatus status, WGPUAdapter adapter,
+                         WGPUStringView message, void* userdata, void*) {
+    auto* out = static_cast<Reply*>(userdata);
+    if (status == WGPURequestAdapterStatus_Success) out->adapter = adapter;
+    out->message = to_string(message);
+  };
+  callback.userdata1 = &reply;
+  wait_future(instance, wgpuInstanceRequestAdapter(instance, &options, callback));
+  if (!reply.adapter) {
+    *why += backend_name(options.backendType) + ": " +
+            (reply.message.empty() ? "no adapter" : reply.message) + "; ";
+    return nullptr;
+  }
+  WGPUAdapterInfo info = WGPU_ADAPTER_INFO_INIT;
+  wgpuAdapterGetInfo(reply.adapter, &info);
+  const bool is_null = info.backendType == WGPUBackendType_Null;
+  wgpuAdapterInfoFreeMembers(info);
+  if (is_null) {
+    wgpuAdapterRelease(reply.adapter);
+    *why += "only Dawn's Null adapter (refused); ";
+    return nullptr;
+  }
+  return reply.adapter;
+}
+
+AdapterInfo describe(WGPUAdapter adapter) {
+  WGPUAdapterInfo raw = WGPU_ADAPTER_INFO_INIT;
+  wgpuAdapterGetInfo(adapter, &raw);
+  AdapterInfo info;
+  info.vendor = to_string(raw.vendor);
+  info.architecture = to_string(raw.architecture);
+  info.device = to_string(raw.device);
+  info.description = to_string(raw.description);
+  info.backend = backend_name(raw.backendType);
+  info.vendor_id = raw.vendorID;
+  info.device_id = raw.deviceID;
+  info.is_cpu =
+      raw.adapterType == WGPUAdapterType_CPU || is_software_adapter(info.device, info.description);
+  wgpuAdapterInfoFreeMembers(raw);
+  return info;
+}
+
+Limits summarize(const WGPULimits& raw, WGPUDevice device) {
+  Limits limits;
+  limits.max_storage_buffer_binding_size = raw.maxStorageBufferBindingSize;
+  limits.max_buffer_size = raw.maxBufferSize;
+  limits.max_storage_buffers_per_stage = raw.maxStorageBuffersPerShaderStage;
+  limits.max_workgroup_storage_bytes = raw.maxComputeWorkgroupStorageSize;
+  limits.max_invocations_per_workgroup = raw.maxComputeInvocationsPerWorkgroup;
+  limits.max_workgroup_size_x = raw.maxComputeWorkgroupSizeX;
+  limits.max_workgroups_per_dimension = raw.maxComputeWorkgroupsPerDimension;
+  limits.min_storage_buffer_offset_alignment = raw.minStorageBufferOffsetAlignment;
+  limits.shader_f16 = wgpuDeviceHasFeature(device, WGPUFeatureName_ShaderF16);
+  limits.timestamp_query = wgpuDeviceHasFeature(device, WGPUFeatureName_TimestampQuery);
+  return limits;
+}
+
+WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter, ErrorSink* sink,
+                          std::string* why) {
+  WGPULimits limits = WGPU_LIMITS_INIT;
+  if (wgpuAdapterGetLimits(adapter, &limits) != WGPUStatus_Success) {
+    *why += "the adapter did not report its limits; ";
+    return nullptr;
+  }
+  std::vector<WGPUFeatureName> features;
+  for (WGPUFeatureName wanted : {WGPUFeatureName_ShaderF16, WGPUFeatureName_TimestampQuery}) {
+    if (wgpuAdapterHasFeature(adapter, wanted)) features.push_back(wanted);
+  }
+  WGPUDeviceDescriptor descriptor = WGPU_DEVICE_DESCRIPTOR_INIT;
+  descriptor.requiredLimits = &limits;  // the adapter's full limits, not WebGPU's defaults
+  descriptor.requiredFeatureCount = features.size();
+  descriptor.requiredFeatures = features.data();
+  descriptor.uncapturedErrorCallbackInfo.callback = [](WGPUDevice const*, WGPUErrorType,
+                                                       WGPUStringView message, void* userdata,
+                                                       void*) {
+    static_cast<ErrorSink*>(userdata)->report(to_string(message));
+  };
+  descriptor.uncapturedErrorCallbackInfo.userdata1 = sink;
+  descriptor.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
+  descriptor.deviceLostCallbackInfo.callback = [](WGPUDevice const*, WGPUDeviceLostReason reason,
+                                                  WGPUStringView message, void* userdata, void*) {
+    if (reason == WGPUDeviceLostReason_Destroyed ||
+        reason == WGPUDeviceLostReason_CallbackCancelled)
+      return;
+    static_cast<ErrorSink*>(userdata)->mark_lost(to_string(message));
+  };
+  descriptor.deviceLostCallbackInfo.userdata1 = sink;
+
+  struct Reply {
+    WGPUDevice device = nullptr;
+    std::string message;
+  } reply;
+  WGPURequestDeviceCallbackInfo callback = WGPU_REQUEST_DEVICE_CALLBACK_INFO_INIT;
+  callback.mode = WGPUCallbackMode_WaitAnyOnly;
+  callback.callback = [](WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message,
+                         void* userdata, void*) {
+    auto* out = static_cast<Reply*>(userdata);
+    if (status == WGPURequestDeviceStatus_Success) out->device = device;
+    out->message = to_string(message);
+  };
+  callback.userdata1 = &reply;
+  wait_future(instance, wgpuAdapterRequestDevice(adapter, &descriptor, callback));
+  if (!reply.device) *why += "device creation failed: " + reply.message + "; ";
+  return reply.device;
+}
+
+// Callbacks that carry a heap-allocated std::function through the C API's userdata.
+using Completion = std::function<void(std::string)>;
+
+}  // namespace
+
+void create_device_async(Backend backend, ErrorSink* sink,
+                         std::function<void(DeviceHandles, std::string)> done) {
+  WGPUInstanceFeatureName timed_wait = WGPUInstanceFeatureName_TimedWaitAny;
+  WGPUInstanceDescriptor instance_descriptor = WGPU_INSTANCE_DESCRIPTOR_INIT;
+  instance_descriptor.requiredFeatureCount = 1;
+  instance_descriptor.requiredFeatures = &timed_wait;
+  DeviceHandles handles;
+  handles.instance = wgpuCreateInstance(&instance_descriptor);
+  if (!handles.instance) return done({}, "WebGPU: could not create an instance");
+
+  std::string why;
+  // Take the first hardware adapter; a software one only when no candidate has hardware.
+  WGPUAdapter software = nullptr;
+  for (NativeBackend candidate : adapter_candidates(backend)) {
+    WGPUAdapter adapter = request_adapter(handles.instance, candidate, &why);
+    if (!adapter) continue;
+    if (!describe(adapter).is_cpu) {
+      handles.adapter = adapter;
+      break;
+    }
+    if (!software) {
+      software = adapter;
+    } else {
+      wgpuAdapterRelease(adapter);
+    }
+  }
+  if (handles.adapter) {
+    if (software) wgpuAdapterRelease(software);
+  } else {
+    handles.adapter = software;
+  }
+  if (!handles.adapter) {
+    wgpuInstanceRelease(handles.instance);
+    return done({}, "no usable WebGPU adapter (" + why.substr(0, why.size() - 2) + ")");
+  }
+  handles.device = request_device(handles.instance, handles.adapter, sink, &why);
+  if (!handles.device) {
+    wgpuAdapterRelease(handles.adapter);
+    wgpuInstanceRelease(handles.instance);
+    return done({}, "WebGPU: " + why.substr(0, why.size() - 2));
+  }
+  handles.queue = wgpuDeviceGetQueue(handles.device);
+  handles.info = describe(handles.adapter);
+  WGPULimits limits = WGPU_LIMITS_INIT;
+  wgpuDeviceGetLimits(handles.device, &limits);
+  handles.limits = summarize(limits, handles.device);
+  done(std::move(handles), {});
+}
+
+void release_device(DeviceHandles& handles) {
+  if (handles.queue) wgpuQueueRelease(handles.queue);
+  if (handles.device) {
+    wgpuDeviceDestroy(handles.device);
+    wgpuDeviceRelease(handles.device);
+  }
+  if (handles.adapter) wgpuAdapterRelease(handles.adapter);
+  if (handles.instance) {
+    wgpuInstanceProcessEvents(handles.instance);
+    wgpuInstanceRelease(handles.instance);
+  }
+  handles = {};
+}
+
+std::string create_compute_pipeline(const DeviceHandles& handles, const std::string& wgsl,
+                                    WGPUComputePipeline* pipeline) {
+  wgpuDevicePushErrorScope(handles.device, WGPUErrorFilter_Validation);
+  WGPUShaderSourceWGSL source = WGPU_SHADER_SOURCE_WGSL_INIT;
+  source.code = view_of(wgsl);
+  WGPUShaderModuleDescriptor module_descriptor = WGPU_SHADER_MODULE_DESCRIPTOR_INIT;
+  module_descriptor.nextInChain = &source.chain;
+  WGPUShaderModule module = wgpuDeviceCreateShaderModule(handles.device, &module_descriptor);
+  const std::string entry_point = "main";
+  WGPUComputePipelineDescriptor descriptor = WGPU_COMPUTE_PIPELINE_DESCRIPTOR_INIT;
+  descriptor.compute.module = module;
+  descriptor.compute.entryPoint = view_of(entry_point);
+  *pipeline = wgpuDeviceCreateComputePipeline(handles.device, &descriptor);
+  wgpuShaderModuleRelease(module);
+
+  std::string error;
+  WGPUPopErrorScopeCallbackInfo callback = WGPU_POP_ERROR_SCOPE_CALLBACK_INFO_INIT;
+  callback.mode = WGPUCallbackMode_WaitAnyOnly;
+  callback.callback = [](WGPUPopErrorScopeStatus, WGPUErrorType type, WGPUStringView message,
+                         void* userdata, void*) {
+    if (type != WGPUErrorType_NoError) *static_cast<std::string*>(userdata) = to_string(message);
+  };
+  callback.userdata1 = &error;
+  wait_future(handles.instance, wgpuDevicePopErrorScope(handles.device, callback));
+  if (!error.empty() && *pipeline) {
+    wgpuComputePipelineRelease(*pipeline);
+    *pipeline = nullptr;
+  }
+  return error;
+}
+
+void dispatch_workgroups(WGPUComputePassEncoder pass, uint32_t x, uint32_t y, uint32_t z) {
+  wgpuComputePassEncoderDispatchWorkgroups(pass, x, y, z);
+}
+
+Waitable map_read_async(const DeviceHandles&, WGPUBuffer buffer, size_t size,
+                        std::function<void(std::string)> done) {
+  WGPUBufferMapCallbackInfo callback = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
+  callback.mode = WGPUCallbackMode_AllowProcessEvents;
+  callback.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* userdata,
+                         void*) {
+    std::unique_ptr<Completion> completion(static_cast<Completion*>(userdata));
+    (*completion)(status == WGPUMapAsyncStatus_Success
+                      ? std::string()
+                      : "mapping a readback buffer failed: " + to_string(message));
+  };
+  callback.userdata1 = new Completion(std::move(done));
+  return {wgpuBufferMapAsync(buffer, WGPUMapMode_Read, 0, size, callback).id};
+}
+
+Waitable queue_done_async(const DeviceHandles& handles, std::function<void(std::string)> done) {
+  WGPUQueueWorkDoneCallbackInfo callback = WGPU_QUEUE_WORK_DONE_CALLBACK_INFO_INIT;
+  callback.mode = WGPUCallbackMode_AllowProcessEvents;
+  callback.callback = [](WGPUQueueWorkDoneStatus status, WGPUStringView message, void* userdata,
+                         void*) {
+    std::unique_ptr<Completion> completion(static_cast<Completion*>(userdata));
+    (*completion)(status == WGPUQueueWorkDoneStatus_Success
+                      ? std::string()
+                      : "waiting for the queue failed: " + to_string(message));
+  };
+  callback.userdata1 = new Completion(std::move(done));
+  return {wgpuQueueOnSubmittedWorkDone(handles.queue, callback).id};
+}
+
+void wait(const DeviceHandles& handles, Waitable waitable) {
+  wait_future(handles.instance, WGPUFuture{waitable.id});
+}
+
+void process_events(const DeviceHandles& handles) { wgpuInstanceProcessEvents(handles.instance); }
+
+}  // namespace wgpt::gpu::api
+
+#endif  // __EMSCRIPTEN__

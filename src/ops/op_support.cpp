@@ -1,0 +1,113 @@
+#include "ops/op_support.h"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+
+namespace wgpt::ops::detail {
+namespace {
+
+constexpr size_t kElementBytes = 4;
+
+size_t alignment(const gpu::Context& context) {
+  return std::max<size_t>(context.limits().min_storage_buffer_offset_alignment, 4);
+}
+
+bool is_bindable(const Tensor& tensor) {
+  return tensor.offset() * kElementBytes % alignment(*tensor.context()) == 0;
+}
+
+// A contiguous copy of a misaligned view, made by the `copy` kernel reading from the aligned
+// offset just below the view.
+Tensor aligned_copy(std::string_view op, const Tensor& view) {
+  auto& context = *view.context();
+  size_t first_byte = view.offset() * kElementBytes;
+  size_t bound_byte = first_byte - first_byte % alignment(context);
+  size_t shift = (first_byte - bound_byte) / kElementBytes;
+  Tensor copy = Tensor::empty_gpu(view.context(), view.shape(), view.dtype());
+  std::array<uint32_t, 2> params = {word(op, view.numel()), word(op, shift)};
+  context.dispatch("copy", params,
+                   {gpu::BufferRange(view.buffer(), bound_byte, (shift + view.numel()) * kElementBytes),
+                    gpu::BufferRange(copy.buffer(), 0, view.numel() * kElementBytes)},
+                   linear_grid(op, context, view.numel()));
+  return copy;
+}
+
+}  // namespace
+
+void fail(std::string_view op, const std::string& message) {
+  throw Error(std::string(op) + ": " + message);
+}
+
+void require_dtype(std::string_view op, std::string_view role, const Tensor& tensor, DType dtype) {
+  if (tensor.dtype() != dtype) {
+    fail(op, std::string(role) + " must be " + to_string(dtype) + ", got " + tensor.describe());
+  }
+}
+
+void require_rank(std::string_view op, std::string_view role, const Tensor& tensor, size_t rank) {
+  if (tensor.rank() != rank) {
+    fail(op, std::string(role) + " must have " + std::to_string(rank) + " dimensions, got " +
+                 tensor.describe());
+  }
+}
+
+const std::shared_ptr<gpu::Context>& common_context(std::string_view op,
+                                                   std::initializer_list<const Tensor*> tensors) {
+  const Tensor& first = **tensors.begin();
+  for (const Tensor* t : tensors) {
+    if (t->context() != first.context()) {
+      fail(op, "inputs are on different devices: " + first.describe() + " and " + t->describe());
+    }
+  }
+  return first.context();
+}
+
+uint32_t word(std::string_view op, size_t value) {
+  if (value > std::numeric_limits<uint32_t>::max()) {
+    fail(op, "size " + std::to_string(value) + " does not fit a 32-bit kernel parameter");
+  }
+  return static_cast<uint32_t>(value);
+}
+
+uint32_t float_word(float value) { return std::bit_cast<uint32_t>(value); }
+
+gpu::Workgroups linear_grid(std::string_view op, const gpu::Context& context, size_t invocations,
+                            uint32_t group_size) {
+  size_t groups = (invocations + group_size - 1) / group_size;
+  size_t max_x = context.limits().max_workgroups_per_dimension;
+  if (groups <= max_x) return {word(op, std::max<size_t>(groups, 1)), 1, 1};
+  size_t rows = (groups + max_x - 1) / max_x;
+  if (rows > max_x) fail(op, std::to_string(invocations) + " invocations exceed the grid limit");
+  return {word(op, max_x), word(op, rows), 1};
+}
+
+Bindings::Bindings(std::string_view op, std::initializer_list<Tensor> inputs,
+                   std::initializer_list<Tensor> outputs) {
+  for (auto list : {inputs, outputs}) {
+    for (const Tensor& t : list) {
+      if (t.numel() == 0) fail(op, "cannot bind the empty tensor " + t.describe());
+    }
+  }
+  for (const Tensor& input : inputs) {
+    tensors_.push_back(is_bindable(input) ? input : aligned_copy(op, input));
+  }
+  for (const Tensor& output : outputs) {
+    if (!is_bindable(output)) {
+      fail(op, "output " + output.describe() + " starts at element " +
+                   std::to_string(output.offset()) + ", which the device cannot bind");
+    }
+    tensors_.push_back(output);
+  }
+  uint64_t max_binding = tensors_.front().context()->limits().max_storage_buffer_binding_size;
+  for (const Tensor& t : tensors_) {
+    size_t bytes = t.numel() * kElementBytes;
+    if (bytes > max_binding) {
+      fail(op, t.describe() + " exceeds the device's storage binding limit of " +
+                   std::to_string(max_binding) + " bytes (split it into chunks)");
+    }
+    ranges_.emplace_back(t.buffer(), t.offset() * kElementBytes, bytes);
+  }
+}
+
+}  // namespace wgpt::ops::detail

@@ -1,0 +1,58 @@
+#pragma once
+// What every op in src/ops shares: input validation with errors that name the op, the parameter
+// words and workgroup grids of dispatches, and binding tensors to kernels.
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wgpt/gpu.h"
+#include "wgpt/tensor.h"
+
+namespace wgpt::ops::detail {
+
+// Throws wgpt::Error("<op>: <message>").
+[[noreturn]] void fail(std::string_view op, const std::string& message);
+// Throws unless `tensor` has `dtype`; `role` names the argument ("x", "gamma", ...).
+void require_dtype(std::string_view op, std::string_view role, const Tensor& tensor, DType dtype);
+// Throws unless `tensor` has `rank` dimensions.
+void require_rank(std::string_view op, std::string_view role, const Tensor& tensor, size_t rank);
+
+// The GPU context all `tensors` live on, or nullptr when they are all on the CPU. Throws when they
+// are on different devices or contexts.
+const std::shared_ptr<gpu::Context>& common_context(std::string_view op,
+                                                   std::initializer_list<const Tensor*> tensors);
+
+// A size as a kernel parameter word; throws when it does not fit in 32 bits.
+uint32_t word(std::string_view op, size_t value);
+// A float as a kernel parameter word (its bit pattern).
+uint32_t float_word(float value);
+
+// Workgroups for `invocations` threads in groups of `group_size`, folded into y when the count
+// exceeds the device's per-dimension limit. Kernels rebuild the flat index as
+// (wid.y * num_workgroups.x + wid.x) * group_size + local_index and bounds-check it.
+gpu::Workgroups linear_grid(std::string_view op, const gpu::Context& context, size_t invocations,
+                            uint32_t group_size = 256);
+
+// The storage ranges of one dispatch. Inputs whose offset the device cannot bind (storage offsets
+// must be multiples of minStorageBufferOffsetAlignment) are first copied to a fresh buffer; outputs
+// are written in place, so a misaligned output throws, and so does an empty tensor (ops skip
+// dispatches with nothing to write). Keeps every tensor alive while it lives.
+class Bindings {
+ public:
+  Bindings(std::string_view op, std::initializer_list<Tensor> inputs,
+           std::initializer_list<Tensor> outputs);
+  Bindings(const Bindings&) = delete;
+  Bindings& operator=(const Bindings&) = delete;
+  const std::vector<gpu::BufferRange>& ranges() const { return ranges_; }
+
+ private:
+  std::vector<Tensor> tensors_;
+  std::vector<gpu::BufferRange> ranges_;
+};
+
+}  // namespace wgpt::ops::detail

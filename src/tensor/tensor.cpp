@@ -1,0 +1,186 @@
+#include "wgpt/tensor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+namespace wgpt {
+namespace {
+
+constexpr size_t kElementBytes = 4;  // f32 and u32 alike
+
+void require(bool condition, const std::string& message) {
+  if (!condition) throw Error("Tensor: " + message);
+}
+
+}  // namespace
+
+Tensor::Tensor() : shape_{0}, host_f32_(std::make_shared<std::vector<float>>()) {}
+
+Tensor Tensor::from_floats(std::vector<float> values, Shape shape) {
+  require(values.size() == wgpt::numel(shape), std::to_string(values.size()) +
+                                                   " floats do not fill shape " + to_string(shape));
+  Tensor t;
+  t.shape_ = std::move(shape);
+  t.host_f32_ = std::make_shared<std::vector<float>>(std::move(values));
+  return t;
+}
+
+Tensor Tensor::from_u32(std::vector<uint32_t> values, Shape shape) {
+  require(values.size() == wgpt::numel(shape), std::to_string(values.size()) +
+                                                   " u32s do not fill shape " + to_string(shape));
+  Tensor t;
+  t.shape_ = std::move(shape);
+  t.dtype_ = DType::u32;
+  t.host_f32_.reset();
+  t.host_u32_ = std::make_shared<std::vector<uint32_t>>(std::move(values));
+  return t;
+}
+
+Tensor Tensor::zeros(Shape shape, DType dtype) {
+  size_t n = wgpt::numel(shape);
+  if (dtype == DType::u32) return from_u32(std::vector<uint32_t>(n, 0), std::move(shape));
+  return from_floats(std::vector<float>(n, 0.0f), std::move(shape));
+}
+
+Tensor Tensor::empty_gpu(std::shared_ptr<gpu::Context> context, Shape shape, DType dtype) {
+  require(context != nullptr, "empty_gpu needs a GPU context");
+  Tensor t;
+  t.host_f32_.reset();
+  t.dtype_ = dtype;
+  // A zero-element tensor still gets a (minimal) buffer, so every GPU tensor has storage.
+  t.buffer_ = context->create_storage(std::max<size_t>(1, wgpt::numel(shape)) * kElementBytes);
+  t.shape_ = std::move(shape);
+  t.context_ = std::move(context);
+  return t;
+}
+
+size_t Tensor::dim(int i) const {
+  int rank_i = static_cast<int>(shape_.size());
+  int index = i < 0 ? rank_i + i : i;
+  require(index >= 0 && index < rank_i,
+          "dimension " + std::to_string(i) + " out of range for shape " + to_string(shape_));
+  return shape_[static_cast<size_t>(index)];
+}
+
+std::string Tensor::describe() const {
+  return std::string(to_string(dtype_)) + to_string(shape_) + " on " + to_string(device());
+}
+
+Tensor Tensor::view(size_t element_offset, Shape shape) const {
+  require(element_offset + wgpt::numel(shape) <= numel(),
+          "view of " + to_string(shape) + " at element " + std::to_string(element_offset) +
+              " does not fit in " + describe());
+  Tensor t = *this;
+  t.offset_ = offset_ + element_offset;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+Tensor Tensor::rows(size_t start, size_t count) const {
+  require(rank() >= 1 && start + count <= shape_[0],
+          "rows [" + std::to_string(start) + ", " + std::to_string(start + count) +
+              ") out of range for " + describe());
+  Shape shape = shape_;
+  shape[0] = count;
+  return view(start * (numel() / shape_[0]), std::move(shape));
+}
+
+Tensor Tensor::reshape(Shape shape) const {
+  require(wgpt::numel(shape) == numel(),
+          "cannot reshape " + describe() + " to " + to_string(shape));
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+Tensor Tensor::to_gpu(const std::shared_ptr<gpu::Context>& context) const {
+  require(context != nullptr, "to_gpu needs a GPU context");
+  if (is_gpu()) {
+    require(context_ == context, "to_gpu: tensor already lives on another GPU context");
+    return *this;
+  }
+  Tensor t;
+  t.host_f32_.reset();
+  t.dtype_ = dtype_;
+  t.shape_ = shape_;
+  t.context_ = context;
+  const void* first = dtype_ == DType::f32 ? static_cast<const void*>(floats().data())
+                                           : static_cast<const void*>(u32s().data());
+  size_t bytes = numel() * kElementBytes;
+  if (bytes == 0) {
+    t.buffer_ = context->create_storage(kElementBytes);
+  } else {
+    t.buffer_ = context->upload(std::span(static_cast<const std::byte*>(first), bytes));
+  }
+  return t;
+}
+
+namespace {
+
+Tensor tensor_from_bytes(const std::vector<std::byte>& bytes, DType dtype, const Shape& shape) {
+  size_t n = bytes.size() / kElementBytes;
+  if (dtype == DType::u32) {
+    std::vector<uint32_t> values(n);
+    std::memcpy(values.data(), bytes.data(), n * kElementBytes);
+    return Tensor::from_u32(std::move(values), shape);
+  }
+  std::vector<float> values(n);
+  std::memcpy(values.data(), bytes.data(), n * kElementBytes);
+  return Tensor::from_floats(std::move(values), shape);
+}
+
+}  // namespace
+
+Tensor Tensor::to_cpu() const {
+  if (!is_gpu()) return *this;
+  if (numel() == 0) return zeros(shape_, dtype_);
+  auto bytes = context_->readback(buffer_, offset_ * kElementBytes, numel() * kElementBytes);
+  return tensor_from_bytes(bytes, dtype_, shape_);
+}
+
+void Tensor::to_cpu_async(std::function<void(Result<Tensor>)> done) const {
+  if (!is_gpu() || numel() == 0) {
+    done(to_cpu());
+    return;
+  }
+  context_->readback_async(
+      buffer_, offset_ * kElementBytes, numel() * kElementBytes,
+      [dtype = dtype_, shape = shape_, done = std::move(done)](
+          Result<std::vector<std::byte>> bytes) {
+        if (!bytes.ok()) {
+          done(bytes.error());
+          return;
+        }
+        done(tensor_from_bytes(bytes.value(), dtype, shape));
+      });
+}
+
+std::vector<float> Tensor::to_floats() const {
+  Tensor host = to_cpu();
+  auto values = host.floats();
+  return {values.begin(), values.end()};
+}
+
+std::vector<uint32_t> Tensor::to_u32() const {
+  Tensor host = to_cpu();
+  auto values = host.u32s();
+  return {values.begin(), values.end()};
+}
+
+std::span<float> Tensor::floats() const {
+  require(!is_gpu() && dtype_ == DType::f32, "floats() needs an f32 CPU tensor, not " + describe());
+  return std::span(*host_f32_).subspan(offset_, numel());
+}
+
+std::span<uint32_t> Tensor::u32s() const {
+  require(!is_gpu() && dtype_ == DType::u32, "u32s() needs a u32 CPU tensor, not " + describe());
+  return std::span(*host_u32_).subspan(offset_, numel());
+}
+
+const gpu::Buffer& Tensor::buffer() const {
+  require(is_gpu(), "buffer() needs a GPU tensor, not " + describe());
+  return buffer_;
+}
+
+}  // namespace wgpt
