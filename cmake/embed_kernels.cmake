@@ -1,4 +1,5 @@
 # Writes OUTPUT: a C++ table of every WGSL kernel in KERNELS, keyed by its file stem.
+string(REPLACE "|" ";" KERNELS "${KERNELS}")
 set(body "// Generated from src/kernels/*.wgsl by cmake/embed_kernels.cmake. Do not edit.\n")
 string(APPEND body "#include \"gpu/kernel_sources.h\"\n\nnamespace wgpt::gpu {\n\n")
 string(APPEND body "const std::vector<KernelSource>& embedded_kernels() {\n  static const std::vector<KernelSource> kernels = {\n")

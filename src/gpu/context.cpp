@@ -15,7 +15,7 @@ std::mutex& device_lifetime_mutex() {
   return mutex;
 }
 
-constexpr WGPUBufferUsage kStorageUsage =
+constexpr api::BufferUsageFlags kStorageUsage =
     WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
 constexpr size_t kUniformCacheCapacity = 4096;
 
@@ -45,7 +45,7 @@ std::string join(const std::vector<std::string>& names) {
 Context::Impl::~Impl() {
   if (pass) wgpuComputePassEncoderRelease(pass);
   if (encoder) wgpuCommandEncoderRelease(encoder);
-  for (auto& [key, buffer] : uniforms) wgpuBufferRelease(buffer);
+  for (auto& [key, uniform] : uniforms) wgpuBufferRelease(uniform.buffer);
   for (auto& [name, entry] : pipelines) {
     wgpuBindGroupLayoutRelease(entry.layout);
     wgpuComputePipelineRelease(entry.pipeline);
@@ -95,7 +95,7 @@ const Pipeline& Context::Impl::pipeline(std::string_view name) {
   return pipelines.emplace(std::string(name), entry).first->second;
 }
 
-WGPUBuffer Context::Impl::create_buffer(size_t size, WGPUBufferUsage usage) {
+WGPUBuffer Context::Impl::create_buffer(size_t size, api::BufferUsageFlags usage) {
   WGPUBufferDescriptor descriptor{};
   descriptor.usage = usage;
   descriptor.size = size;
@@ -107,12 +107,12 @@ WGPUBuffer Context::Impl::create_buffer(size_t size, WGPUBufferUsage usage) {
   return buffer;
 }
 
-WGPUBuffer Context::Impl::uniform_for(std::span<const uint32_t> params) {
+const Context::Impl::Uniform& Context::Impl::uniform_for(std::span<const uint32_t> params) {
   std::string key(reinterpret_cast<const char*>(params.data()), params.size_bytes());
   if (auto found = uniforms.find(key); found != uniforms.end()) return found->second;
   if (uniforms.size() >= kUniformCacheCapacity) {
     // Commands already recorded keep their own references to these buffers.
-    for (auto& [unused, buffer] : uniforms) wgpuBufferRelease(buffer);
+    for (auto& [unused, uniform] : uniforms) wgpuBufferRelease(uniform.buffer);
     uniforms.clear();
   }
   // WGSL rounds a uniform struct's size up to 16 bytes; the binding must cover it.
@@ -121,8 +121,7 @@ WGPUBuffer Context::Impl::uniform_for(std::span<const uint32_t> params) {
   std::vector<uint32_t> padded(size / 4, 0);
   std::copy(params.begin(), params.end(), padded.begin());
   wgpuQueueWriteBuffer(handles.queue, buffer, 0, padded.data(), size);
-  uniforms.emplace(std::move(key), buffer);
-  return buffer;
+  return uniforms.emplace(std::move(key), Uniform{buffer, size}).first->second;
 }
 
 WGPUCommandEncoder Context::Impl::open_encoder() {
@@ -297,8 +296,9 @@ void Context::dispatch(std::string_view name, std::span<const uint32_t> params,
   if (!params.empty()) {
     WGPUBindGroupEntry uniform{};
     uniform.binding = 0;
-    uniform.buffer = impl_->uniform_for(params);
-    uniform.size = WGPU_WHOLE_SIZE;
+    const Impl::Uniform& block = impl_->uniform_for(params);
+    uniform.buffer = block.buffer;
+    uniform.size = block.size;
     entries.push_back(uniform);
   }
   for (size_t i = 0; i < buffers.size(); ++i) {

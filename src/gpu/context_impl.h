@@ -31,7 +31,11 @@ struct Context::Impl {
   std::shared_ptr<BufferPool> storage_pool = std::make_shared<BufferPool>();
   std::shared_ptr<BufferPool> staging_pool = std::make_shared<BufferPool>();
   // Uniform blocks keyed by their bytes: the same parameters reuse one buffer.
-  std::unordered_map<std::string, WGPUBuffer> uniforms;
+  struct Uniform {
+    WGPUBuffer buffer;
+    size_t size;
+  };
+  std::unordered_map<std::string, Uniform> uniforms;
 
   // The open recording: one encoder and one compute pass until the outermost scope closes.
   int scope_depth = 0;
@@ -43,8 +47,8 @@ struct Context::Impl {
 
   ~Impl();
   const Pipeline& pipeline(std::string_view name);
-  WGPUBuffer create_buffer(size_t size, WGPUBufferUsage usage);
-  WGPUBuffer uniform_for(std::span<const uint32_t> params);
+  WGPUBuffer create_buffer(size_t size, api::BufferUsageFlags usage);
+  const Uniform& uniform_for(std::span<const uint32_t> params);
   WGPUCommandEncoder open_encoder();
   WGPUComputePassEncoder open_pass();
   // Ends the pass, finishes and submits everything recorded (plus whatever was added to the

@@ -18,6 +18,13 @@
 
 namespace wgpt::gpu::api {
 
+// Buffer usage flags: an enum of bits in the older revision, a 64-bit flag type in the newer.
+#ifdef __EMSCRIPTEN__
+using BufferUsageFlags = WGPUBufferUsageFlags;
+#else
+using BufferUsageFlags = WGPUBufferUsage;
+#endif
+
 // Errors the device reports outside any call (validation, out of memory, device lost), collected
 // until the context next checks for them.
 class ErrorSink {

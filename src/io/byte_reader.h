@@ -27,14 +27,15 @@ class ByteReader {
   size_t remaining() const { return bytes_.size() - offset_; }
 
   // The next n bytes, or an error saying `what` was cut short.
-  std::span<const uint8_t> take(size_t n, std::string_view what) {
+  // n is 64-bit so that a lying 64-bit size cannot wrap on a 32-bit (wasm32) host.
+  std::span<const uint8_t> take(uint64_t n, std::string_view what) {
     if (n > remaining()) {
       fail(std::string(what) + " needs " + std::to_string(n) + " bytes at offset " +
            std::to_string(offset_) + " but only " + std::to_string(remaining()) +
            " remain (truncated file?)");
     }
-    const auto piece = bytes_.subspan(offset_, n);
-    offset_ += n;
+    const auto piece = bytes_.subspan(offset_, static_cast<size_t>(n));
+    offset_ += piece.size();
     return piece;
   }
 

@@ -53,14 +53,19 @@ void require_rank(std::string_view op, std::string_view role, const Tensor& tens
 }
 
 const std::shared_ptr<gpu::Context>& common_context(std::string_view op,
-                                                   std::initializer_list<const Tensor*> tensors) {
-  const Tensor& first = **tensors.begin();
+                                                   const std::vector<const Tensor*>& tensors) {
+  const Tensor& first = *tensors.front();
   for (const Tensor* t : tensors) {
     if (t->context() != first.context()) {
       fail(op, "inputs are on different devices: " + first.describe() + " and " + t->describe());
     }
   }
   return first.context();
+}
+
+Tensor new_output(const Tensor& like, Shape shape, DType dtype) {
+  if (like.is_gpu()) return Tensor::empty_gpu(like.context(), std::move(shape), dtype);
+  return Tensor::zeros(std::move(shape), dtype);
 }
 
 uint32_t word(std::string_view op, size_t value) {

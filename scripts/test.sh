@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds wgpt and runs every test: CPU and GPU tests (on whatever WebGPU adapter this machine has:
+# llvmpipe through Dawn's OpenGL ES backend on a CPU-only machine), command-line tests, the CPU
+# tests again under AddressSanitizer + UBSan, the format readers' fuzzers briefly, and the library
+# compiled with the browser toolchain (Emscripten 3.1.6: clang 14, libc++) as a portability check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+
+jobs=$(nproc)
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+step() { printf '\n== %s\n' "$*"; }
+run_ctest() { ctest --test-dir "$1" --output-on-failure -j"$jobs" "${@:2}" | tee -a "$log"; }
+
+step "build (Release)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$jobs"
+
+step "the adapter the GPU tests run on"
+./build/wgpt info
+
+step "CPU, GPU and command-line tests"
+run_ctest build
+
+step "CPU tests under AddressSanitizer + UBSan"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWGPT_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$jobs" --target wgpt_cpu_tests
+run_ctest build-asan
+
+step "fuzzing the format readers (libFuzzer, a few seconds each)"
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWGPT_FUZZ=ON >/dev/null
+cmake --build build-fuzz -j"$jobs" --target fuzzers
+run_ctest build-fuzz -R '^fuzz\.'
+
+step "portability: the library with Emscripten (clang 14, libc++, the browser's webgpu.h)"
+export NODE_PATH=/usr/share/nodejs
+emcmake cmake -S . -B build-wasm -DWGPT_LIBRARY_ONLY=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build-wasm -j"$jobs"
+
+# One closing line over every ctest run above (each stage already stopped the script on failure).
+awk '/tests passed, .* tests failed out of/ { failed += $4; total += $NF }
+     END { printf "\nall stages: %d passed, %d failed\n", total - failed, failed }' "$log"

@@ -1,0 +1,39 @@
+// out[t, c] = wte[ids[t], c] + wpe[pos_offset + t, c] over one row chunk of the token table:
+// this dispatch owns the tokens with row_start ≤ id < row_end and leaves the others to the other
+// chunks' dispatches, so together they write every element once. The last chunk (is_last) also
+// owns ids past the table's end and writes NaN rows for them, so no output is left unwritten.
+// One thread per output element, the grid folded into y past 65535 groups.
+struct Params {
+  n: u32,  // t * cols
+  cols: u32,
+  pos_offset: u32,
+  row_start: u32,
+  row_end: u32,
+  is_last: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> ids: array<u32>;
+@group(0) @binding(2) var<storage, read> wte: array<f32>;
+@group(0) @binding(3) var<storage, read> wpe: array<f32>;
+@group(0) @binding(4) var<storage, read_write> out: array<f32>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let i = (wid.y * nwg.x + wid.x) * 256u + lid;
+  if (i >= p.n) {
+    return;
+  }
+  let token = i / p.cols;
+  let col = i % p.cols;
+  let id = ids[token];
+  if (id < p.row_start || (id >= p.row_end && p.is_last == 0u)) {
+    return;
+  }
+  var token_value = bitcast<f32>(0x7fc00000u);  // NaN: an id past the table
+  if (id < p.row_end) {
+    token_value = wte[(id - p.row_start) * p.cols + col];
+  }
+  out[i] = token_value + wpe[(p.pos_offset + token) * p.cols + col];
+}

@@ -1,0 +1,45 @@
+// Finishes a split-k gemv: sums partials [nsplit][batch][m][n] over the splits, applies scale and
+// bias, and writes into the (possibly wider) output at out_col_offset. One thread per output
+// element, the grid folded into y past 65535 groups.
+struct Params {
+  m: u32,
+  k: u32,
+  n: u32,
+  batch: u32,
+  a_batch_stride: u32,
+  b_batch_stride: u32,
+  trans_a: u32,
+  trans_b: u32,
+  has_bias: u32,
+  scale: f32,
+  out_col_offset: u32,
+  out_row_stride: u32,
+  nsplit: u32,
+  k_per_split: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> partials: array<f32>;
+@group(0) @binding(2) var<storage, read> bias: array<f32>;  // partials again when there is no bias
+@group(0) @binding(3) var<storage, read_write> c: array<f32>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let i = (wid.y * nwg.x + wid.x) * 256u + lid;
+  let outputs = p.batch * p.m * p.n;
+  if (i >= outputs) {
+    return;
+  }
+  var sum = 0.0;
+  for (var s = 0u; s < p.nsplit; s++) {
+    sum += partials[s * outputs + i];
+  }
+  let col = i % p.n;
+  let row = i / p.n;  // batch * m + row
+  var value = sum * p.scale;
+  if (p.has_bias != 0u) {
+    value += bias[col];
+  }
+  c[row * p.out_row_stride + p.out_col_offset + col] = value;
+}

@@ -1,0 +1,110 @@
+// C = scale · op(A) · op(B) + bias, batched: the tiled GEMM for m past the gemv range.
+// Each workgroup (16×16 threads) computes a 64×64 block of C; each thread a 4×4 sub-block held in
+// four vec4 accumulators. k advances in tiles of 16 staged in workgroup memory, loaded so that
+// consecutive threads walk whichever axis is contiguous in memory (coalesced in every layout).
+// Grid (ceil(n/64), ceil(m/64), batch). Output element (b, row, col) lands at
+// b·m·out_row_stride + row·out_row_stride + out_col_offset + col: a column block of a wider matrix
+// (the chunked LM head).
+struct Params {
+  m: u32,
+  k: u32,
+  n: u32,
+  batch: u32,
+  a_batch_stride: u32,  // elements; 0 broadcasts A over the batch
+  b_batch_stride: u32,  // elements; 0 broadcasts B over the batch
+  trans_a: u32,         // A stored [k, m]
+  trans_b: u32,         // B stored [n, k]
+  has_bias: u32,
+  scale: f32,
+  out_col_offset: u32,
+  out_row_stride: u32,
+  nsplit: u32,       // gemv only
+  k_per_split: u32,  // gemv only
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> a: array<f32>;
+@group(0) @binding(2) var<storage, read> b: array<f32>;
+@group(0) @binding(3) var<storage, read> bias: array<f32>;  // A again when there is no bias
+@group(0) @binding(4) var<storage, read_write> c: array<f32>;
+
+const TILE: u32 = 64u;
+const TILE_K: u32 = 16u;
+// A's tile rows are padded to 17 floats: at 16, the four rows a thread reads share a bank.
+const A_STRIDE: u32 = 17u;
+
+var<workgroup> a_tile: array<f32, 1088>;  // [TILE rows][A_STRIDE]
+var<workgroup> b_tile: array<f32, 1024>;  // [TILE_K][TILE cols]
+
+fn load_a(batch: u32, row: u32, kk: u32) -> f32 {
+  if (row >= p.m || kk >= p.k) {
+    return 0.0;
+  }
+  let base = batch * p.a_batch_stride;
+  if (p.trans_a != 0u) {
+    return a[base + kk * p.m + row];
+  }
+  return a[base + row * p.k + kk];
+}
+
+fn load_b(batch: u32, kk: u32, col: u32) -> f32 {
+  if (kk >= p.k || col >= p.n) {
+    return 0.0;
+  }
+  let base = batch * p.b_batch_stride;
+  if (p.trans_b != 0u) {
+    return b[base + col * p.k + kk];
+  }
+  return b[base + kk * p.n + col];
+}
+
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(local_invocation_index) index: u32) {
+  let batch = wid.z;
+  let row0 = wid.y * TILE;
+  let col0 = wid.x * TILE;
+  var acc: array<vec4<f32>, 4>;
+  for (var k0 = 0u; k0 < p.k; k0 += TILE_K) {
+    for (var e = 0u; e < 4u; e++) {
+      let flat = e * 256u + index;
+      // (row, kk) of the A tile and (kk, col) of the B tile this thread stages.
+      var ar = flat / TILE_K;
+      var ak = flat % TILE_K;
+      if (p.trans_a != 0u) {
+        ar = flat % TILE;
+        ak = flat / TILE;
+      }
+      a_tile[ar * A_STRIDE + ak] = load_a(batch, row0 + ar, k0 + ak);
+      var bk = flat / TILE;
+      var bc = flat % TILE;
+      if (p.trans_b != 0u) {
+        bk = flat % TILE_K;
+        bc = flat / TILE_K;
+      }
+      b_tile[bk * TILE + bc] = load_b(batch, k0 + bk, col0 + bc);
+    }
+    workgroupBarrier();
+    for (var kk = 0u; kk < TILE_K; kk++) {
+      let bv = vec4<f32>(b_tile[kk * TILE + lid.x * 4u], b_tile[kk * TILE + lid.x * 4u + 1u],
+                         b_tile[kk * TILE + lid.x * 4u + 2u], b_tile[kk * TILE + lid.x * 4u + 3u]);
+      for (var i = 0u; i < 4u; i++) {
+        acc[i] = fma(vec4<f32>(a_tile[(lid.y * 4u + i) * A_STRIDE + kk]), bv, acc[i]);
+      }
+    }
+    workgroupBarrier();
+  }
+  for (var i = 0u; i < 4u; i++) {
+    let row = row0 + lid.y * 4u + i;
+    for (var j = 0u; j < 4u; j++) {
+      let col = col0 + lid.x * 4u + j;
+      if (row < p.m && col < p.n) {
+        var value = acc[i][j] * p.scale;
+        if (p.has_bias != 0u) {
+          value += bias[col];
+        }
+        c[(batch * p.m + row) * p.out_row_stride + p.out_col_offset + col] = value;
+      }
+    }
+  }
+}

@@ -1,0 +1,90 @@
+#include <array>
+#include <string>
+
+#include "ops/op_support.h"
+#include "wgpt/ops.h"
+
+namespace wgpt::ops {
+namespace {
+
+constexpr std::string_view kOp = "embedding";
+
+void validate(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Tensor& wpe,
+              size_t pos_offset) {
+  detail::require_dtype(kOp, "ids", ids, DType::u32);
+  detail::require_rank(kOp, "ids", ids, 1);
+  detail::require_dtype(kOp, "wpe", wpe, DType::f32);
+  detail::require_rank(kOp, "wpe", wpe, 2);
+  if (wte_chunks.empty()) detail::fail(kOp, "no token table");
+  for (const Tensor& chunk : wte_chunks) {
+    detail::require_dtype(kOp, "wte", chunk, DType::f32);
+    detail::require_rank(kOp, "wte", chunk, 2);
+    if (chunk.dim(1) != wpe.dim(1)) {
+      detail::fail(kOp, "wte " + chunk.describe() + " and wpe " + wpe.describe() +
+                            " differ in width");
+    }
+  }
+  if (pos_offset + ids.numel() > wpe.dim(0)) {
+    detail::fail(kOp, std::to_string(ids.numel()) + " tokens at position " +
+                          std::to_string(pos_offset) + " run past wpe " + wpe.describe());
+  }
+}
+
+void embedding_cpu(std::span<const uint32_t> ids, const std::vector<Tensor>& wte_chunks,
+                   std::span<const float> wpe, size_t pos_offset, size_t cols,
+                   std::span<float> out) {
+  for (size_t token = 0; token < ids.size(); ++token) {
+    size_t row = ids[token];
+    auto chunk = wte_chunks.begin();
+    while (chunk != wte_chunks.end() && row >= chunk->dim(0)) row -= (chunk++)->dim(0);
+    if (chunk == wte_chunks.end()) {
+      detail::fail(kOp, "token id " + std::to_string(ids[token]) + " is past the token table");
+    }
+    auto table_row = chunk->floats().subspan(row * cols, cols);
+    for (size_t c = 0; c < cols; ++c) {
+      out[token * cols + c] = table_row[c] + wpe[(pos_offset + token) * cols + c];
+    }
+  }
+}
+
+// One dispatch per chunk, each writing the tokens whose ids fall in its rows.
+void embedding_gpu(gpu::Context& context, const Tensor& ids, const std::vector<Tensor>& wte_chunks,
+                   const Tensor& wpe, size_t pos_offset, const Tensor& out) {
+  gpu::Scope scope(context);
+  size_t row_start = 0;
+  for (size_t i = 0; i < wte_chunks.size(); ++i) {
+    size_t row_end = row_start + wte_chunks[i].dim(0);
+    std::array<uint32_t, 6> params = {
+        detail::word(kOp, out.numel()),  detail::word(kOp, out.dim(1)),
+        detail::word(kOp, pos_offset),   detail::word(kOp, row_start),
+        detail::word(kOp, row_end),      i + 1 == wte_chunks.size() ? 1u : 0u};
+    context.dispatch(kOp, params,
+                     detail::Bindings(kOp, {ids, wte_chunks[i], wpe}, {out}).ranges(),
+                     detail::linear_grid(kOp, context, out.numel()));
+    row_start = row_end;
+  }
+}
+
+}  // namespace
+
+Tensor embedding(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Tensor& wpe,
+                 size_t pos_offset) {
+  validate(ids, wte_chunks, wpe, pos_offset);
+  std::vector<const Tensor*> tensors = {&ids, &wpe};
+  for (const Tensor& chunk : wte_chunks) tensors.push_back(&chunk);
+  const auto& context = detail::common_context(kOp, tensors);
+  size_t cols = wpe.dim(1);
+  Tensor out = detail::new_output(ids, {ids.numel(), cols});
+  if (!context) {
+    embedding_cpu(ids.u32s(), wte_chunks, wpe.floats(), pos_offset, cols, out.floats());
+  } else if (out.numel() > 0) {
+    embedding_gpu(*context, ids, wte_chunks, wpe, pos_offset, out);
+  }
+  return out;
+}
+
+Tensor embedding(const Tensor& ids, const Tensor& wte, const Tensor& wpe, size_t pos_offset) {
+  return embedding(ids, std::vector<Tensor>{wte}, wpe, pos_offset);
+}
+
+}  // namespace wgpt::ops

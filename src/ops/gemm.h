@@ -1,0 +1,33 @@
+#pragma once
+// The one batched matrix product behind matmul, the chunked LM head and attention over a KV
+// cache. It is described by its geometry rather than by tensor shapes, so a batch can be strided
+// (a cache's heads are n_ctx rows apart but only kv_len rows are used) and the output can be a
+// column block of a wider matrix (one chunk of the LM head).
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+#include "wgpt/tensor.h"
+
+namespace wgpt::ops::detail {
+
+struct Gemm {
+  size_t batch = 1;
+  size_t m = 0, k = 0, n = 0;
+  size_t a_batch_stride = 0;  // elements between batches of A; 0 broadcasts A
+  size_t b_batch_stride = 0;  // elements between batches of B; 0 broadcasts B
+  bool trans_a = false;       // A stored [k, m] per batch
+  bool trans_b = false;       // B stored [n, k] per batch
+  float scale = 1.0f;
+  size_t out_col_offset = 0;  // first column written in each output row
+  size_t out_row_stride = 0;  // elements per output row (n unless writing a column block)
+};
+
+// out[(b·m + row)·out_row_stride + out_col_offset + col] = scale · Σ op(A)[row, kk] · op(B)[kk, col]
+// + bias[col] for every batch b, row and column. All tensors f32 on one device; `op` names the
+// caller in errors.
+void gemm(std::string_view op, const Gemm& geometry, const Tensor& a, const Tensor& b,
+          const std::optional<Tensor>& bias, const Tensor& out);
+
+}  // namespace wgpt::ops::detail

@@ -1,0 +1,246 @@
+// The GPU context's contract: scopes, readbacks, pools, counters, errors, concurrent creation.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <thread>
+
+#include "test_support.h"
+#include "wgpt/gpu.h"
+
+namespace wgpt::gpu {
+namespace {
+
+std::vector<float> to_floats(const std::vector<std::byte>& bytes) {
+  std::vector<float> values(bytes.size() / sizeof(float));
+  std::memcpy(values.data(), bytes.data(), values.size() * sizeof(float));
+  return values;
+}
+
+uint32_t bits(float value) {
+  uint32_t word;
+  std::memcpy(&word, &value, sizeof word);
+  return word;
+}
+
+// Runs the embedded self_test kernel: out[i] = in[i] * 2 + offset.
+void twice_plus(Context& context, const Buffer& in, const Buffer& out, uint32_t n, float offset) {
+  const uint32_t params[] = {n, bits(offset)};
+  context.dispatch("self_test", params, {in, out}, {(n + 63) / 64});
+}
+
+Buffer upload_floats(Context& context, const std::vector<float>& values) {
+  return context.upload(std::as_bytes(std::span(values)));
+}
+
+TEST(GpuContext, ReportsARealAdapterNeverNull) {
+  auto context = test::gpu_context();
+  EXPECT_NE(context->adapter_info().backend, "Null");
+  EXPECT_FALSE(context->adapter_info().device.empty());
+  EXPECT_GE(context->limits().max_storage_buffer_binding_size, 128u << 20);
+  EXPECT_GT(context->limits().min_storage_buffer_offset_alignment, 0u);
+}
+
+TEST(GpuContext, NestedScopesSubmitOnceAndKeepOrder) {
+  auto context = test::gpu_context();
+  Buffer a = upload_floats(*context, {1, 2, 3});
+  Buffer b = context->create_storage(12);
+  Buffer c = context->create_storage(12);
+  const Stats before = context->stats();
+  {
+    Scope outer(*context);
+    twice_plus(*context, a, b, 3, 0.0f);  // b = 2a
+    {
+      Scope inner(*context);
+      twice_plus(*context, b, c, 3, 1.0f);  // c = 4a + 1
+    }
+    EXPECT_EQ(context->stats().submits, before.submits) << "the inner scope must not submit";
+    twice_plus(*context, c, b, 3, 0.0f);  // b = 8a + 2
+  }
+  const Stats after = context->stats();
+  EXPECT_EQ(after.submits - before.submits, 1u);
+  EXPECT_EQ(after.dispatches - before.dispatches, 3u);
+  EXPECT_EQ(to_floats(context->readback(b, 0, 12)), (std::vector<float>{10, 18, 26}));
+}
+
+TEST(GpuContext, ReadbackInsideAScopeSeesEarlierWrites) {
+  auto context = test::gpu_context();
+  Buffer a = upload_floats(*context, {1, 2, 3, 4});
+  Buffer b = context->create_storage(16);
+  Scope scope(*context);
+  twice_plus(*context, a, b, 4, 0.5f);
+  EXPECT_EQ(to_floats(context->readback(b, 0, 16)), (std::vector<float>{2.5, 4.5, 6.5, 8.5}));
+  twice_plus(*context, b, a, 4, 0.0f);  // recording goes on after the readback
+  EXPECT_EQ(to_floats(context->readback(a, 4, 8)), (std::vector<float>{9, 13}));
+}
+
+TEST(GpuContext, ReadbackManyReturnsRegionsInOrderInOneSubmitAndOneWait) {
+  auto context = test::gpu_context();
+  std::vector<float> values(300);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+  Buffer a = upload_floats(*context, values);
+  Buffer b = context->create_storage(values.size() * 4);
+  Scope scope(*context);
+  twice_plus(*context, a, b, 300, 0.0f);
+  const Stats before = context->stats();
+  auto regions = context->readback_many({{b, 1000, 8}, {a, 4, 4}, {b, 0, 4}, {a, 6, 3}});
+  const Stats after = context->stats();
+  EXPECT_EQ(after.submits - before.submits, 1u);
+  EXPECT_EQ(after.fence_waits - before.fence_waits, 1u);
+  ASSERT_EQ(regions.size(), 4u);
+  EXPECT_EQ(to_floats(regions[0]), (std::vector<float>{500, 502}));
+  EXPECT_EQ(to_floats(regions[1]), (std::vector<float>{1}));
+  EXPECT_EQ(to_floats(regions[2]), (std::vector<float>{0}));
+  // An unaligned region: bytes 6..9 of [0.0f, 1.0f, ...].
+  std::vector<std::byte> expected(3);
+  std::memcpy(expected.data(), reinterpret_cast<const std::byte*>(values.data()) + 6, 3);
+  EXPECT_EQ(regions[3], expected);
+}
+
+TEST(GpuContext, AsyncReadbackCompletesThroughPoll) {
+  auto context = test::gpu_context();
+  Buffer a = upload_floats(*context, {7, 8});
+  std::optional<std::vector<float>> result;
+  context->readback_async(a, 0, 8, [&](Result<std::vector<std::byte>> bytes) {
+    result = to_floats(bytes.value());
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!result && std::chrono::steady_clock::now() < deadline) {
+    context->poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(*result, (std::vector<float>{7, 8}));
+}
+
+TEST(GpuContext, AsyncCreationDeliversAContext) {
+  std::optional<Result<std::shared_ptr<Context>>> outcome;
+  Context::create_async({}, [&](Result<std::shared_ptr<Context>> r) { outcome = std::move(r); });
+  ASSERT_TRUE(outcome.has_value());  // native: complete when create_async returns
+  ASSERT_TRUE(outcome->ok()) << outcome->error().what();
+  EXPECT_FALSE(outcome->value()->adapter_info().backend.empty());
+}
+
+TEST(GpuContext, StorageBuffersAndUniformsAreReused) {
+  auto context = test::gpu_context();
+  Buffer in = upload_floats(*context, {1, 2, 3, 4, 5});
+  { Buffer warm = context->create_storage(20); }
+  twice_plus(*context, in, context->create_storage(20), 5, 3.0f);
+  const Stats before = context->stats();
+  for (int i = 0; i < 3; ++i) {
+    Buffer out = context->create_storage(20);  // from the pool
+    twice_plus(*context, in, out, 5, 3.0f);    // the same uniform block
+  }
+  EXPECT_EQ(context->stats().buffers_created, before.buffers_created);
+}
+
+TEST(GpuContext, RecycledBufferIsFullyOverwritten) {
+  auto context = test::gpu_context();
+  {
+    Buffer dirty = upload_floats(*context, std::vector<float>(64, 12345.0f));
+  }  // its buffer joins the pool with its contents
+  Buffer in = upload_floats(*context, std::vector<float>(64, 1.0f));
+  Buffer out = context->create_storage(64 * 4);
+  twice_plus(*context, in, out, 64, 0.0f);
+  EXPECT_EQ(to_floats(context->readback(out, 0, 256)), std::vector<float>(64, 2.0f));
+}
+
+TEST(GpuContext, UnknownKernelIsAClearError) {
+  auto context = test::gpu_context();
+  Buffer a = context->create_storage(16);
+  try {
+    context->dispatch("no_such_kernel", {}, {a}, {1});
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("unknown kernel 'no_such_kernel'"), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(GpuContext, OutOfRangeBufferRangeIsAClearError) {
+  auto context = test::gpu_context();
+  Buffer a = context->create_storage(16);
+  Buffer b = context->create_storage(16);
+  const uint32_t params[] = {4, 0};
+  try {
+    context->dispatch("self_test", params, {BufferRange(a, 0, 32), b}, {1});
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("self_test"), std::string::npos) << message;
+    EXPECT_NE(message.find("outside the buffer"), std::string::npos) << message;
+  }
+  EXPECT_THROW(context->readback(a, 8, 16), Error);
+  // The context stays usable.
+  Buffer in = upload_floats(*context, {1, 1, 1, 1});
+  twice_plus(*context, in, b, 4, 0.0f);
+  EXPECT_EQ(to_floats(context->readback(b, 0, 16)), std::vector<float>(4, 2.0f));
+}
+
+TEST(GpuContext, WrongNumberOfBuffersIsAClearError) {
+  auto context = test::gpu_context();
+  Buffer a = context->create_storage(16);
+  const uint32_t params[] = {4, 0};
+  EXPECT_THROW(context->dispatch("self_test", params, {a}, {1}), Error);
+  EXPECT_THROW(context->dispatch("self_test", {}, {a, a}, {1}), Error);
+}
+
+TEST(GpuContext, WgslCompileErrorNamesTheKernelAndTheProblem) {
+  auto context = test::gpu_context();
+  context->add_kernel("broken_kernel",
+                      "@group(0) @binding(1) var<storage, read_write> out: array<f32>;\n"
+                      "@compute @workgroup_size(1) fn main() {\n"
+                      "  out[0] = undefined_name;\n"
+                      "}\n");
+  Buffer a = context->create_storage(16);
+  try {
+    context->dispatch("broken_kernel", {}, {a}, {1});
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("broken_kernel"), std::string::npos) << message;
+    EXPECT_NE(message.find("undefined_name"), std::string::npos) << message;
+  }
+  EXPECT_THROW(context->add_kernel("self_test", "x"), Error) << "names are unique";
+}
+
+TEST(GpuContext, EightThreadsCreateAndDestroyContextsConcurrently) {
+  struct Shared {
+    std::mutex mutex;
+    std::condition_variable finished;
+    int done = 0;
+    int failures = 0;
+  };
+  auto shared = std::make_shared<Shared>();
+  constexpr int kThreads = 8;
+  for (int t = 0; t < kThreads; ++t) {
+    // Detached: if creation wedged, the test fails at its deadline instead of hanging forever.
+    std::thread([shared] {
+      bool ok = true;
+      try {
+        for (int round = 0; round < 2; ++round) {
+          auto context = Context::create();
+          Buffer a = upload_floats(*context, {1, 2});
+          ok = ok && context->readback(a, 0, 8).size() == 8;
+        }
+      } catch (const std::exception&) {
+        ok = false;
+      }
+      std::lock_guard lock(shared->mutex);
+      ++shared->done;
+      shared->failures += ok ? 0 : 1;
+      shared->finished.notify_all();
+    }).detach();
+  }
+  std::unique_lock lock(shared->mutex);
+  const bool all_done = shared->finished.wait_for(lock, std::chrono::seconds(120),
+                                                  [&] { return shared->done == kThreads; });
+  ASSERT_TRUE(all_done) << "context creation hung: " << shared->done << " of " << kThreads
+                        << " threads finished";
+  EXPECT_EQ(shared->failures, 0);
+}
+
+}  // namespace
+}  // namespace wgpt::gpu
