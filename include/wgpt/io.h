@@ -97,10 +97,11 @@ struct TensorFile {
   const TensorData& at(std::string_view name) const;
 };
 
-// ---- safetensors ---------------------------------------------------------------------------------
-// Reads dtypes F32, F16, BF16, I64, I32 and U32; any other dtype is an error naming the tensor.
-// Tensors must tile the data section exactly (no gaps, no overlaps, nothing left over), as the
-// reference implementation requires. `source` names the bytes in error messages.
+// ---- safetensors
+// --------------------------------------------------------------------------------- Reads dtypes
+// F32, F16, BF16, I64, I32 and U32; any other dtype is an error naming the tensor. Tensors must
+// tile the data section exactly (no gaps, no overlaps, nothing left over), as the reference
+// implementation requires. `source` names the bytes in error messages.
 TensorFile load_safetensors(const std::filesystem::path& path);
 TensorFile load_safetensors(std::span<const uint8_t> bytes, std::string_view source = "<bytes>");
 
@@ -112,11 +113,12 @@ void save_safetensors(const std::filesystem::path& path, std::span<const TensorD
 std::vector<uint8_t> safetensors_bytes(std::span<const TensorData> tensors,
                                        const Metadata& metadata = {});
 
-// ---- fzm (Forge q4) ------------------------------------------------------------------------------
-// Every tensor is stored as groups of kFzmGroupSize consecutive row-major elements, each group as
-// (scale, min) and one 4-bit code per element: x ≈ code · scale + min with
-// scale = (max − min) / 15, so an element is off by at most (max − min) / 30 of its group (plus f32
-// rounding). Reading dequantizes to f32; the tensors report dtype q4.
+// ---- fzm (Forge q4)
+// ------------------------------------------------------------------------------ Every tensor is
+// stored as groups of kFzmGroupSize consecutive row-major elements, each group as (scale, min) and
+// one 4-bit code per element: x ≈ code · scale + min with scale = (max − min) / 15, so an element
+// is off by at most (max − min) / 30 of its group (plus f32 rounding). Reading dequantizes to f32;
+// the tensors report dtype q4.
 inline constexpr uint32_t kFzmGroupSize = 64;
 
 TensorFile load_fzm(const std::filesystem::path& path);
@@ -127,7 +129,8 @@ TensorFile load_fzm(std::span<const uint8_t> bytes, std::string_view source = "<
 void save_fzm(const std::filesystem::path& path, std::span<const TensorData> tensors);
 std::vector<uint8_t> fzm_bytes(std::span<const TensorData> tensors);
 
-// ---- either --------------------------------------------------------------------------------------
+// ---- either
+// --------------------------------------------------------------------------------------
 enum class Format { safetensors, fzm };
 
 // By content, never by file name: bytes starting with "FZM1" are fzm, anything else safetensors.

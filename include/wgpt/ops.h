@@ -42,10 +42,10 @@ Tensor embedding(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const
                  size_t pos_offset);
 
 struct MatmulOptions {
-  bool transpose_a = false;     // a is stored [.., k, m]
-  bool transpose_b = false;     // b is stored [.., n, k]
-  std::optional<Tensor> bias;   // [n], added after scaling
-  float scale = 1.0f;           // multiplies a·b
+  bool transpose_a = false;    // a is stored [.., k, m]
+  bool transpose_b = false;    // b is stored [.., n, k]
+  std::optional<Tensor> bias;  // [n], added after scaling
+  float scale = 1.0f;          // multiplies a·b
 };
 
 // scale · op(a) · op(b) + bias. a [m, k] or [batch, m, k]; b [k, n] or [batch, k, n] (transposed

@@ -1,8 +1,8 @@
 #pragma once
 // The whole content of a file as read-only bytes. Native builds memory-map the file, so a 500 MB
 // checkpoint costs no copy and only the pages actually touched are read; the browser build (no
-// mmap in Emscripten's file system) reads the file into memory instead. Either way the bytes live as
-// long as the FileBytes object, so tensors may view into them through a shared_ptr.
+// mmap in Emscripten's file system) reads the file into memory instead. Either way the bytes live
+// as long as the FileBytes object, so tensors may view into them through a shared_ptr.
 
 #include <cstdint>
 #include <filesystem>

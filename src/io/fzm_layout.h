@@ -1,5 +1,6 @@
 #pragma once
-// Facts of the `.fzm` layout shared by its reader and writer. Everything is little-endian and packed:
+// Facts of the `.fzm` layout shared by its reader and writer. Everything is little-endian and
+// packed:
 //   "FZM1", u32 tensor count, then per tensor: u16 name length, name, u8 ndim, ndim × u32 dims,
 //   u32 group size, u32 group count, count × (f32 scale, f32 min), ceil(numel / 2) bytes of 4-bit
 //   codes (element i in byte i / 2: low nibble when i is even, high nibble when odd).

@@ -48,7 +48,8 @@ void check_writable(const TensorData& tensor, std::set<std::string_view>& names)
     }
   }
   const auto values = tensor.floats();
-  const auto bad = std::find_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); });
+  const auto bad =
+      std::find_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); });
   if (bad != values.end()) {
     throw Error("tensor '" + name + "' holds a non-finite value at index " +
                 std::to_string(bad - values.begin()) + "; q4 cannot store it");
@@ -69,8 +70,8 @@ void quantize_group(const TensorData& tensor, std::span<const float> group, size
   record.put(min);
   for (size_t j = 0; j < group.size(); ++j) {
     // std::round rounds halves away from zero, as the format's writer does.
-    const float code = std::clamp(std::round((group[j] - min) / scale), 0.0f,
-                                  static_cast<float>(fzm::kMaxCode));
+    const float code =
+        std::clamp(std::round((group[j] - min) / scale), 0.0f, static_cast<float>(fzm::kMaxCode));
     const size_t i = first + j;
     codes[i / 2] |= static_cast<uint8_t>(static_cast<uint8_t>(code) << (i % 2 == 0 ? 0 : 4));
   }
@@ -104,7 +105,8 @@ Record encode(const TensorData& tensor) {
 }  // namespace
 
 void write_fzm(ByteSink& sink, std::span<const TensorData> tensors) {
-  if (tensors.size() > std::numeric_limits<uint32_t>::max()) throw Error("too many tensors for fzm");
+  if (tensors.size() > std::numeric_limits<uint32_t>::max())
+    throw Error("too many tensors for fzm");
   std::set<std::string_view> names;
   for (const TensorData& tensor : tensors) check_writable(tensor, names);
   Record header;

@@ -33,7 +33,8 @@ float f16_to_f32(uint16_t half) {
   const uint32_t exponent = (half >> 10) & 0x1fu;
   const uint32_t mantissa = half & 0x3ffu;
   if (exponent == 0x1f) return float_of(sign | kF32ExponentMask | (mantissa << 13));
-  if (exponent != 0) return float_of(sign | (((exponent << 23) + kExponentRebias) | (mantissa << 13)));
+  if (exponent != 0)
+    return float_of(sign | (((exponent << 23) + kExponentRebias) | (mantissa << 13)));
   // Zero or subnormal: mantissa · 2^-24, exact in f32.
   const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
   return sign ? -magnitude : magnitude;

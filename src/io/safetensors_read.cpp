@@ -31,9 +31,12 @@ struct Entry {
 size_t element_bytes(DType dtype) {
   switch (dtype) {
     case DType::f16:
-    case DType::bf16: return 2;
-    case DType::i64: return 8;
-    default: return 4;
+    case DType::bf16:
+      return 2;
+    case DType::i64:
+      return 8;
+    default:
+      return 4;
   }
 }
 
@@ -161,14 +164,16 @@ TensorData decode(const Entry& entry, std::span<const uint8_t> bytes,
       return TensorData::from_floats(entry.name, entry.shape,
                                      convert_elements<uint16_t>(bytes, bf16_to_f32), DType::bf16);
     case DType::i64:
-      return TensorData::from_ints(entry.name, entry.shape, convert_elements<int64_t>(bytes, widen));
+      return TensorData::from_ints(entry.name, entry.shape,
+                                   convert_elements<int64_t>(bytes, widen));
     case DType::i32:
       return TensorData::from_ints(entry.name, entry.shape, convert_elements<int32_t>(bytes, widen),
                                    DType::i32);
     case DType::u32:
       return TensorData::from_ints(entry.name, entry.shape,
                                    convert_elements<uint32_t>(bytes, widen), DType::u32);
-    case DType::q4: break;
+    case DType::q4:
+      break;
   }
   throw Error("tensor '" + entry.name + "': no safetensors decoder for its dtype");
 }

@@ -22,9 +22,12 @@ DType stored_dtype(const TensorData& tensor) {
 size_t stored_bytes(const TensorData& tensor) {
   switch (stored_dtype(tensor)) {
     case DType::f16:
-    case DType::bf16: return 2 * tensor.numel();
-    case DType::i64: return 8 * tensor.numel();
-    default: return 4 * tensor.numel();
+    case DType::bf16:
+      return 2 * tensor.numel();
+    case DType::i64:
+      return 8 * tensor.numel();
+    default:
+      return 4 * tensor.numel();
   }
 }
 
@@ -56,13 +59,20 @@ void write_narrowed_ints(ByteSink& sink, const TensorData& tensor) {
 
 void write_tensor(ByteSink& sink, const TensorData& tensor) {
   switch (stored_dtype(tensor)) {
-    case DType::f32: return write_values(sink, tensor.floats());
-    case DType::f16: return write_converted<uint16_t>(sink, tensor.floats(), f32_to_f16);
-    case DType::bf16: return write_converted<uint16_t>(sink, tensor.floats(), f32_to_bf16);
-    case DType::i64: return write_values(sink, tensor.ints());
-    case DType::i32: return write_narrowed_ints<int32_t>(sink, tensor);
-    case DType::u32: return write_narrowed_ints<uint32_t>(sink, tensor);
-    case DType::q4: break;
+    case DType::f32:
+      return write_values(sink, tensor.floats());
+    case DType::f16:
+      return write_converted<uint16_t>(sink, tensor.floats(), f32_to_f16);
+    case DType::bf16:
+      return write_converted<uint16_t>(sink, tensor.floats(), f32_to_bf16);
+    case DType::i64:
+      return write_values(sink, tensor.ints());
+    case DType::i32:
+      return write_narrowed_ints<int32_t>(sink, tensor);
+    case DType::u32:
+      return write_narrowed_ints<uint32_t>(sink, tensor);
+    case DType::q4:
+      break;
   }
 }
 

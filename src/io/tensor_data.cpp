@@ -18,13 +18,20 @@ void check_shape(const std::string& name, const Shape& shape, size_t value_count
 
 std::string_view dtype_name(DType dtype) {
   switch (dtype) {
-    case DType::f32: return "F32";
-    case DType::f16: return "F16";
-    case DType::bf16: return "BF16";
-    case DType::i64: return "I64";
-    case DType::i32: return "I32";
-    case DType::u32: return "U32";
-    case DType::q4: return "Q4";
+    case DType::f32:
+      return "F32";
+    case DType::f16:
+      return "F16";
+    case DType::bf16:
+      return "BF16";
+    case DType::i64:
+      return "I64";
+    case DType::i32:
+      return "I32";
+    case DType::u32:
+      return "U32";
+    case DType::q4:
+      return "Q4";
   }
   return "?";
 }

@@ -20,8 +20,8 @@ void validate(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Te
     detail::require_dtype(kOp, "wte", chunk, DType::f32);
     detail::require_rank(kOp, "wte", chunk, 2);
     if (chunk.dim(1) != wpe.dim(1)) {
-      detail::fail(kOp, "wte " + chunk.describe() + " and wpe " + wpe.describe() +
-                            " differ in width");
+      detail::fail(kOp,
+                   "wte " + chunk.describe() + " and wpe " + wpe.describe() + " differ in width");
     }
   }
   if (pos_offset + ids.numel() > wpe.dim(0)) {
@@ -55,11 +55,10 @@ void embedding_gpu(gpu::Context& context, const Tensor& ids, const std::vector<T
   for (size_t i = 0; i < wte_chunks.size(); ++i) {
     size_t row_end = row_start + wte_chunks[i].dim(0);
     std::array<uint32_t, 6> params = {
-        detail::word(kOp, out.numel()),  detail::word(kOp, out.dim(1)),
-        detail::word(kOp, pos_offset),   detail::word(kOp, row_start),
-        detail::word(kOp, row_end),      i + 1 == wte_chunks.size() ? 1u : 0u};
-    context.dispatch(kOp, params,
-                     detail::Bindings(kOp, {ids, wte_chunks[i], wpe}, {out}).ranges(),
+        detail::word(kOp, out.numel()), detail::word(kOp, out.dim(1)),
+        detail::word(kOp, pos_offset),  detail::word(kOp, row_start),
+        detail::word(kOp, row_end),     i + 1 == wte_chunks.size() ? 1u : 0u};
+    context.dispatch(kOp, params, detail::Bindings(kOp, {ids, wte_chunks[i], wpe}, {out}).ranges(),
                      detail::linear_grid(kOp, context, out.numel()));
     row_start = row_end;
   }

@@ -45,8 +45,8 @@ void validate(std::string_view op, const Gemm& g, const Tensor& a, const Tensor&
   }
 }
 
-void gemm_cpu(const Gemm& g, std::span<const float> a, std::span<const float> b,
-              const float* bias, std::span<float> out) {
+void gemm_cpu(const Gemm& g, std::span<const float> a, std::span<const float> b, const float* bias,
+              std::span<float> out) {
   for (size_t batch = 0; batch < g.batch; ++batch) {
     const float* a_batch = a.data() + batch * g.a_batch_stride;
     const float* b_batch = b.data() + batch * g.b_batch_stride;
@@ -132,8 +132,8 @@ void gemm_vector(std::string_view op, const Gemm& g, const Tensor& a, const Tens
 void gemm(std::string_view op, const Gemm& geometry, const Tensor& a, const Tensor& b,
           const std::optional<Tensor>& bias, const Tensor& out) {
   validate(op, geometry, a, b, bias, out);
-  const auto& context = bias ? common_context(op, {&a, &b, &*bias, &out})
-                             : common_context(op, {&a, &b, &out});
+  const auto& context =
+      bias ? common_context(op, {&a, &b, &*bias, &out}) : common_context(op, {&a, &b, &out});
   if (!context) {
     gemm_cpu(geometry, a.floats(), b.floats(), bias ? bias->floats().data() : nullptr,
              out.floats());

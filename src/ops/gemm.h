@@ -24,7 +24,8 @@ struct Gemm {
   size_t out_row_stride = 0;  // elements per output row (n unless writing a column block)
 };
 
-// out[(b·m + row)·out_row_stride + out_col_offset + col] = scale · Σ op(A)[row, kk] · op(B)[kk, col]
+// out[(b·m + row)·out_row_stride + out_col_offset + col] = scale · Σ op(A)[row, kk] · op(B)[kk,
+// col]
 // + bias[col] for every batch b, row and column. All tensors f32 on one device; `op` names the
 // caller in errors.
 void gemm(std::string_view op, const Gemm& geometry, const Tensor& a, const Tensor& b,

@@ -19,8 +19,8 @@ Operand operand(std::string_view role, const Tensor& t) {
   detail::require_dtype(kOp, role, t, DType::f32);
   if (t.rank() == 2) return {0, t.dim(0), t.dim(1)};
   if (t.rank() == 3) return {t.dim(0), t.dim(1), t.dim(2)};
-  detail::fail(kOp, std::string(role) + " must be [rows, cols] or [batch, rows, cols], got " +
-                        t.describe());
+  detail::fail(
+      kOp, std::string(role) + " must be [rows, cols] or [batch, rows, cols], got " + t.describe());
 }
 
 }  // namespace

@@ -26,10 +26,11 @@ Tensor aligned_copy(std::string_view op, const Tensor& view) {
   size_t shift = (first_byte - bound_byte) / kElementBytes;
   Tensor copy = Tensor::empty_gpu(view.context(), view.shape(), view.dtype());
   std::array<uint32_t, 2> params = {word(op, view.numel()), word(op, shift)};
-  context.dispatch("copy", params,
-                   {gpu::BufferRange(view.buffer(), bound_byte, (shift + view.numel()) * kElementBytes),
-                    gpu::BufferRange(copy.buffer(), 0, view.numel() * kElementBytes)},
-                   linear_grid(op, context, view.numel()));
+  context.dispatch(
+      "copy", params,
+      {gpu::BufferRange(view.buffer(), bound_byte, (shift + view.numel()) * kElementBytes),
+       gpu::BufferRange(copy.buffer(), 0, view.numel() * kElementBytes)},
+      linear_grid(op, context, view.numel()));
   return copy;
 }
 
@@ -53,7 +54,7 @@ void require_rank(std::string_view op, std::string_view role, const Tensor& tens
 }
 
 const std::shared_ptr<gpu::Context>& common_context(std::string_view op,
-                                                   const std::vector<const Tensor*>& tensors) {
+                                                    const std::vector<const Tensor*>& tensors) {
   const Tensor& first = *tensors.front();
   for (const Tensor* t : tensors) {
     if (t->context() != first.context()) {

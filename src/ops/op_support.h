@@ -25,7 +25,7 @@ void require_rank(std::string_view op, std::string_view role, const Tensor& tens
 // The GPU context all `tensors` live on, or nullptr when they are all on the CPU. Throws when they
 // are on different devices or contexts.
 const std::shared_ptr<gpu::Context>& common_context(std::string_view op,
-                                                   const std::vector<const Tensor*>& tensors);
+                                                    const std::vector<const Tensor*>& tensors);
 
 // A new output tensor on the device of `like`: uninitialized from the GPU pool (the kernel writes
 // all of it), or zeros on the CPU.

@@ -22,8 +22,9 @@ void softmax_cpu(std::span<const float> x, size_t cols, size_t q_len,
     double sum = 0.0;
     for (size_t j = 0; j < visible; ++j) sum += std::exp(static_cast<double>(in[j]) - largest);
     for (size_t j = 0; j < cols; ++j) {
-      out[j] = j < visible ? static_cast<float>(std::exp(static_cast<double>(in[j]) - largest) / sum)
-                           : 0.0f;
+      out[j] = j < visible
+                   ? static_cast<float>(std::exp(static_cast<double>(in[j]) - largest) / sum)
+                   : 0.0f;
     }
   }
 }

@@ -18,8 +18,8 @@ void require(bool condition, const std::string& message) {
 Tensor::Tensor() : shape_{0}, host_f32_(std::make_shared<std::vector<float>>()) {}
 
 Tensor Tensor::from_floats(std::vector<float> values, Shape shape) {
-  require(values.size() == wgpt::numel(shape), std::to_string(values.size()) +
-                                                   " floats do not fill shape " + to_string(shape));
+  require(values.size() == wgpt::numel(shape),
+          std::to_string(values.size()) + " floats do not fill shape " + to_string(shape));
   Tensor t;
   t.shape_ = std::move(shape);
   t.host_f32_ = std::make_shared<std::vector<float>>(std::move(values));
@@ -27,8 +27,8 @@ Tensor Tensor::from_floats(std::vector<float> values, Shape shape) {
 }
 
 Tensor Tensor::from_u32(std::vector<uint32_t> values, Shape shape) {
-  require(values.size() == wgpt::numel(shape), std::to_string(values.size()) +
-                                                   " u32s do not fill shape " + to_string(shape));
+  require(values.size() == wgpt::numel(shape),
+          std::to_string(values.size()) + " u32s do not fill shape " + to_string(shape));
   Tensor t;
   t.shape_ = std::move(shape);
   t.dtype_ = DType::u32;
@@ -78,9 +78,9 @@ Tensor Tensor::view(size_t element_offset, Shape shape) const {
 }
 
 Tensor Tensor::rows(size_t start, size_t count) const {
-  require(rank() >= 1 && start + count <= shape_[0],
-          "rows [" + std::to_string(start) + ", " + std::to_string(start + count) +
-              ") out of range for " + describe());
+  require(rank() >= 1 && start + count <= shape_[0], "rows [" + std::to_string(start) + ", " +
+                                                         std::to_string(start + count) +
+                                                         ") out of range for " + describe());
   Shape shape = shape_;
   shape[0] = count;
   return view(start * (numel() / shape_[0]), std::move(shape));
@@ -144,16 +144,15 @@ void Tensor::to_cpu_async(std::function<void(Result<Tensor>)> done) const {
     done(to_cpu());
     return;
   }
-  context_->readback_async(
-      buffer_, offset_ * kElementBytes, numel() * kElementBytes,
-      [dtype = dtype_, shape = shape_, done = std::move(done)](
-          Result<std::vector<std::byte>> bytes) {
-        if (!bytes.ok()) {
-          done(bytes.error());
-          return;
-        }
-        done(tensor_from_bytes(bytes.value(), dtype, shape));
-      });
+  context_->readback_async(buffer_, offset_ * kElementBytes, numel() * kElementBytes,
+                           [dtype = dtype_, shape = shape_,
+                            done = std::move(done)](Result<std::vector<std::byte>> bytes) {
+                             if (!bytes.ok()) {
+                               done(bytes.error());
+                               return;
+                             }
+                             done(tensor_from_bytes(bytes.value(), dtype, shape));
+                           });
 }
 
 std::vector<float> Tensor::to_floats() const {

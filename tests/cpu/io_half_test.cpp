@@ -44,7 +44,7 @@ TEST(IoHalf, F16RoundsToNearestEven) {
     const uint16_t even = (h % 2 == 0) ? h : static_cast<uint16_t>(h + 1);
     ASSERT_EQ(f32_to_f16(mid), even) << "between 0x" << std::hex << h << " and its successor";
     ASSERT_EQ(f32_to_f16(std::nextafter(mid, 0.0f)), h) << std::hex << h;
-    ASSERT_EQ(f32_to_f16(std::nextafter(mid, 1e9f)), h + 1) << std::hex << h;
+    ASSERT_EQ(f32_to_f16(std::nextafter(mid, INFINITY)), h + 1) << std::hex << h;
     ASSERT_EQ(f32_to_f16(-mid), 0x8000 | even) << std::hex << h;
   }
 }
@@ -77,7 +77,7 @@ TEST(IoHalf, Bf16RoundsToNearestEven) {
     const uint16_t even = (b % 2 == 0) ? b : static_cast<uint16_t>(b + 1);
     ASSERT_EQ(f32_to_bf16(mid), even) << std::hex << b;
     ASSERT_EQ(f32_to_bf16(std::nextafter(mid, 0.0f)), b) << std::hex << b;
-    ASSERT_EQ(f32_to_bf16(std::nextafter(mid, 1e30f)), b + 1) << std::hex << b;
+    ASSERT_EQ(f32_to_bf16(std::nextafter(mid, INFINITY)), b + 1) << std::hex << b;
   }
 }
 

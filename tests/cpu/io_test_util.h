@@ -2,6 +2,7 @@
 // Helpers for the io and tokenizer tests: a scratch folder that cleans up after itself, and whole-
 // file reads and writes.
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -10,8 +11,6 @@
 #include <iterator>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace wgpt::test {
 
@@ -49,7 +48,8 @@ inline std::string read_text(const std::filesystem::path& path) {
 
 inline void write_bytes(const std::filesystem::path& path, const std::vector<uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 }  // namespace wgpt::test

@@ -1,0 +1,133 @@
+#pragma once
+// GPT-2 as HF transformers defines it: pre-LayerNorm blocks, learned positions, a fused QKV
+// projection, tanh GELU ("gelu_new"), and an LM head tied to the token embedding. Weights keep
+// HF's Conv1D layout [in, out]. One Model runs on the CPU (the reference) or on a GPU context.
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "wgpt/gpu.h"
+#include "wgpt/io.h"
+#include "wgpt/tensor.h"
+
+namespace wgpt::model {
+
+struct Config {
+  size_t n_layer = 0;
+  size_t n_head = 0;
+  size_t n_embd = 0;
+  size_t n_ctx = 0;  // positions the model has (HF `n_positions`, else `n_ctx`)
+  size_t vocab_size = 0;
+  float layer_norm_epsilon = 1e-5f;
+  std::optional<uint32_t> eos_token_id;
+  std::string tokenizer;  // "char", "gpt2-bpe", or empty (decided by the files present)
+
+  size_t head_dim() const { return n_embd / n_head; }
+  // Parses HF's config.json fields; an error names the missing or malformed field and `source`.
+  static Config from_json(const std::string& text, const std::string& source = "config.json");
+  static Config load(const std::filesystem::path& model_dir);
+  std::string to_json() const;
+  // Parameters in the model (the tied LM head counted once).
+  size_t parameter_count() const;
+};
+
+// The GPT-2 named shapes: gpt2 (124M), gpt2-medium (355M), gpt2-large, gpt2-xl; or
+// "N_LAYER,N_HEAD,N_EMBD,N_CTX,VOCAB". Throws on anything else.
+Config named_config(const std::string& name);
+
+struct LayerWeights {
+  Tensor ln1_gamma, ln1_beta;
+  Tensor qkv_weight, qkv_bias;        // [C, 3C], [3C]
+  Tensor attn_proj_weight, attn_proj_bias;  // [C, C], [C]
+  Tensor ln2_gamma, ln2_beta;
+  Tensor fc_weight, fc_bias;          // [C, 4C], [4C]
+  Tensor mlp_proj_weight, mlp_proj_bias;  // [4C, C], [C]
+};
+
+struct Weights {
+  // The token table [vocab, C] as consecutive row blocks, each within the device's storage
+  // binding limit (one block on the CPU).
+  std::vector<Tensor> token_embedding;
+  Tensor position_embedding;  // [n_ctx, C]
+  std::vector<LayerWeights> layers;
+  Tensor final_gamma, final_beta;
+};
+
+// Keys and values of every layer for positions [0, length), each [n_head, n_ctx, head_dim].
+class KvCache {
+ public:
+  size_t length() const { return length_; }
+  void clear() { length_ = 0; }
+
+ private:
+  friend class Model;
+  std::vector<Tensor> keys, values;
+  size_t length_ = 0;
+};
+
+struct ForwardOptions {
+  bool all_logits = true;         // logits for every position, else only the last
+  bool capture_attention = false; // each layer's probabilities [n_head, t, kv_len]
+  bool capture_hidden = false;    // n_layer + 1 hidden states, as HF's output_hidden_states
+};
+
+struct ForwardOutput {
+  Tensor logits;                  // [t, vocab] or [1, vocab]
+  std::vector<Tensor> attention;  // per layer, when captured
+  // hidden[0] = embeddings, hidden[i] = output of block i-1, the last = after the final LayerNorm.
+  std::vector<Tensor> hidden;
+};
+
+class Model {
+ public:
+  // Loads config.json and model.safetensors or model.fzm from a model directory. A null context
+  // loads onto the CPU.
+  static Model load(const std::filesystem::path& model_dir,
+                    std::shared_ptr<gpu::Context> context = nullptr);
+  // From tensors with HF names (with or without the `transformer.` prefix; `h.N.attn.bias` mask
+  // buffers and a tied `lm_head.weight` are ignored); every shape is checked against the config.
+  static Model from_tensors(const Config& config, const io::TensorFile& tensors,
+                            std::shared_ptr<gpu::Context> context = nullptr);
+  // Random weights as GPT-2 initialises them (N(0, 0.02), residual projections scaled by
+  // 1/√(2·n_layer), LayerNorm 1/0, biases 0), reproducible from `seed`.
+  static Model random(const Config& config, uint64_t seed,
+                      std::shared_ptr<gpu::Context> context = nullptr);
+
+  const Config& config() const { return config_; }
+  const Weights& weights() const { return weights_; }
+  bool on_gpu() const { return context_ != nullptr; }
+  const std::shared_ptr<gpu::Context>& context() const { return context_; }
+
+  KvCache new_cache() const;
+
+  // Runs `ids` at positions [cache.length(), cache.length() + ids.size()) and appends their keys
+  // and values to the cache. Throws on ids ≥ vocab_size, an empty input, or positions past n_ctx.
+  ForwardOutput forward(std::span<const uint32_t> ids, KvCache& cache,
+                        const ForwardOptions& options = {}) const;
+  // The body alone: the hidden state after the final LayerNorm, [t, C].
+  Tensor body(std::span<const uint32_t> ids, KvCache& cache) const;
+  // Logits [t, vocab] from hidden states [t, C] given from outside (the tied LM head).
+  Tensor head(const Tensor& hidden) const;
+
+  // The weights under HF's unprefixed names, as host tensors (for saving).
+  std::vector<io::TensorData> to_tensor_data() const;
+  // Writes config.json and model.safetensors (or model.fzm, q4) into `model_dir`.
+  void save(const std::filesystem::path& model_dir, io::Format format = io::Format::safetensors) const;
+
+ private:
+  Model(Config config, Weights weights, std::shared_ptr<gpu::Context> context)
+      : config_(std::move(config)), weights_(std::move(weights)), context_(std::move(context)) {}
+  Tensor run_body(std::span<const uint32_t> ids, KvCache& cache, ForwardOutput* capture,
+                  const ForwardOptions& options) const;
+
+  Config config_;
+  Weights weights_;
+  std::shared_ptr<gpu::Context> context_;
+};
+
+}  // namespace wgpt::model

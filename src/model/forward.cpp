@@ -1,0 +1,90 @@
+// The GPT-2 forward pass over the ops layer: the same code runs on the CPU and on a GPU context.
+#include <cmath>
+#include <optional>
+
+#include "wgpt/model.h"
+#include "wgpt/ops.h"
+
+namespace wgpt::model {
+
+KvCache Model::new_cache() const {
+  KvCache cache;
+  const Shape shape = {config_.n_head, config_.n_ctx, config_.head_dim()};
+  for (size_t layer = 0; layer < config_.n_layer; ++layer) {
+    // On the GPU only rows [0, length) are ever read, so the pooled buffers need no clearing.
+    cache.keys.push_back(context_ ? Tensor::empty_gpu(context_, shape) : Tensor::zeros(shape));
+    cache.values.push_back(context_ ? Tensor::empty_gpu(context_, shape) : Tensor::zeros(shape));
+  }
+  return cache;
+}
+
+Tensor Model::run_body(std::span<const uint32_t> ids, KvCache& cache, ForwardOutput* capture,
+                       const ForwardOptions& options) const {
+  const size_t t = ids.size(), position = cache.length();
+  if (t == 0) throw Error("the model needs at least one token");
+  if (cache.keys.size() != config_.n_layer) throw Error("the KV cache belongs to another model");
+  if (position + t > config_.n_ctx) {
+    throw Error(std::to_string(position + t) + " tokens exceed the model's context of " +
+                std::to_string(config_.n_ctx));
+  }
+  for (uint32_t id : ids) {
+    if (id >= config_.vocab_size) {
+      throw Error("token id " + std::to_string(id) + " is outside the vocabulary of " +
+                  std::to_string(config_.vocab_size));
+    }
+  }
+  // One step records into one submit on the GPU.
+  std::optional<gpu::Scope> scope;
+  if (context_) scope.emplace(*context_);
+
+  Tensor tokens = Tensor::from_u32(std::vector<uint32_t>(ids.begin(), ids.end()), {t});
+  if (context_) tokens = tokens.to_gpu(context_);
+  Tensor x = ops::embedding(tokens, weights_.token_embedding, weights_.position_embedding, position);
+  if (options.capture_hidden) capture->hidden.push_back(x);
+
+  const float eps = config_.layer_norm_epsilon;
+  const float attention_scale = 1.0f / std::sqrt(static_cast<float>(config_.head_dim()));
+  for (size_t layer = 0; layer < config_.n_layer; ++layer) {
+    const LayerWeights& w = weights_.layers[layer];
+    Tensor h = ops::layernorm(x, w.ln1_gamma, w.ln1_beta, eps);
+    ops::Heads heads =
+        ops::split_heads(ops::matmul(h, w.qkv_weight, {.bias = w.qkv_bias}), config_.n_head);
+    ops::kv_append(cache.keys[layer], heads.k, position);
+    ops::kv_append(cache.values[layer], heads.v, position);
+    Tensor scores = ops::attention_scores(heads.q, cache.keys[layer], position + t, attention_scale);
+    Tensor probs = ops::causal_softmax(scores, position);
+    if (options.capture_attention) capture->attention.push_back(probs);
+    Tensor attended = ops::merge_heads(ops::attention_values(probs, cache.values[layer]));
+    x = ops::add(x, ops::matmul(attended, w.attn_proj_weight, {.bias = w.attn_proj_bias}));
+
+    Tensor h2 = ops::layernorm(x, w.ln2_gamma, w.ln2_beta, eps);
+    Tensor hidden = ops::gelu(ops::matmul(h2, w.fc_weight, {.bias = w.fc_bias}));
+    x = ops::add(x, ops::matmul(hidden, w.mlp_proj_weight, {.bias = w.mlp_proj_bias}));
+    // HF reports the last block's output after the final LayerNorm instead (below).
+    if (options.capture_hidden && layer + 1 < config_.n_layer) capture->hidden.push_back(x);
+  }
+  Tensor out = ops::layernorm(x, weights_.final_gamma, weights_.final_beta, eps);
+  if (options.capture_hidden) capture->hidden.push_back(out);
+  cache.length_ += t;
+  return out;
+}
+
+Tensor Model::body(std::span<const uint32_t> ids, KvCache& cache) const {
+  return run_body(ids, cache, nullptr, {});
+}
+
+Tensor Model::head(const Tensor& hidden) const {
+  return ops::matmul_transposed_chunks(hidden, weights_.token_embedding);
+}
+
+ForwardOutput Model::forward(std::span<const uint32_t> ids, KvCache& cache,
+                             const ForwardOptions& options) const {
+  ForwardOutput output;
+  std::optional<gpu::Scope> scope;  // body and head in one submit
+  if (context_) scope.emplace(*context_);
+  Tensor hidden = run_body(ids, cache, &output, options);
+  output.logits = head(options.all_logits ? hidden : hidden.rows(hidden.dim(0) - 1, 1));
+  return output;
+}
+
+}  // namespace wgpt::model

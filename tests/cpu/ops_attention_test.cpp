@@ -1,0 +1,69 @@
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "wgpt/ops.h"
+
+namespace wgpt {
+namespace {
+
+std::vector<float> iota(size_t n, float first = 0) {
+  std::vector<float> values(n);
+  std::iota(values.begin(), values.end(), first);
+  return values;
+}
+
+TEST(OpsHeads, SplitSeparatesQkvIntoHeads) {
+  // t = 2, C = 4, 2 heads of 2: token 0 is 0..11, token 1 is 12..23.
+  Tensor qkv = Tensor::from_floats(iota(24), {2, 12});
+  ops::Heads heads = ops::split_heads(qkv, 2);
+  EXPECT_EQ(heads.q.shape(), (Shape{2, 2, 2}));
+  EXPECT_EQ(heads.q.to_floats(), (std::vector<float>{0, 1, 12, 13, 2, 3, 14, 15}));
+  EXPECT_EQ(heads.k.to_floats(), (std::vector<float>{4, 5, 16, 17, 6, 7, 18, 19}));
+  EXPECT_EQ(heads.v.to_floats(), (std::vector<float>{8, 9, 20, 21, 10, 11, 22, 23}));
+}
+
+TEST(OpsHeads, MergeUndoesSplit) {
+  Tensor qkv = Tensor::from_floats(iota(3 * 12), {3, 12});
+  ops::Heads heads = ops::split_heads(qkv, 2);
+  Tensor merged = ops::merge_heads(heads.k);
+  EXPECT_EQ(merged.shape(), (Shape{3, 4}));
+  EXPECT_EQ(merged.to_floats(), (std::vector<float>{4, 5, 6, 7, 16, 17, 18, 19, 28, 29, 30, 31}));
+}
+
+TEST(OpsHeads, SplitRejectsWidthsThatDoNotDivide) {
+  EXPECT_THROW(ops::split_heads(Tensor::zeros({2, 13}), 2), Error);
+  EXPECT_THROW(ops::split_heads(Tensor::zeros({2, 12}), 3), Error);
+}
+
+TEST(OpsKvCache, AppendWritesOnlyItsRows) {
+  // 2 heads, n_ctx 3, head_dim 2; append 1 position at row 1.
+  Tensor cache = Tensor::from_floats(std::vector<float>(12, -1), {2, 3, 2});
+  Tensor x = Tensor::from_floats({1, 2, 3, 4}, {2, 1, 2});
+  ops::kv_append(cache, x, 1);
+  EXPECT_EQ(cache.to_floats(), (std::vector<float>{-1, -1, 1, 2, -1, -1, -1, -1, 3, 4, -1, -1}));
+  EXPECT_THROW(ops::kv_append(cache, x, 3), Error);
+  EXPECT_THROW(ops::kv_append(cache, Tensor::zeros({2, 1, 3}), 0), Error);
+}
+
+TEST(OpsKvCache, ScoresUseOnlyTheFirstKvLenRows) {
+  // 1 head, head_dim 2, n_ctx 3 with rows k0 = (1, 0), k1 = (0, 1), and a poisoned unused row.
+  Tensor k_cache = Tensor::from_floats({1, 0, 0, 1, 1e30f, 1e30f}, {1, 3, 2});
+  Tensor q = Tensor::from_floats({2, 3}, {1, 1, 2});
+  Tensor scores = ops::attention_scores(q, k_cache, 2, 0.5f);
+  EXPECT_EQ(scores.shape(), (Shape{1, 1, 2}));
+  EXPECT_EQ(scores.to_floats(), (std::vector<float>{1, 1.5f}));
+  EXPECT_THROW(ops::attention_scores(q, k_cache, 4, 1.0f), Error);
+}
+
+TEST(OpsKvCache, ValuesUseOnlyTheFirstKvLenRows) {
+  Tensor v_cache = Tensor::from_floats({1, 2, 3, 4, 1e30f, 1e30f}, {1, 3, 2});
+  Tensor probs = Tensor::from_floats({0.25f, 0.75f}, {1, 1, 2});
+  Tensor out = ops::attention_values(probs, v_cache);
+  EXPECT_EQ(out.shape(), (Shape{1, 1, 2}));
+  EXPECT_EQ(out.to_floats(), (std::vector<float>{2.5f, 3.5f}));
+  EXPECT_THROW(ops::attention_values(probs, Tensor::zeros({2, 3, 2})), Error);
+}
+
+}  // namespace
+}  // namespace wgpt

@@ -1,0 +1,81 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "wgpt/ops.h"
+
+namespace wgpt {
+namespace {
+
+// a [2, 3] = [[1, 2, 3], [4, 5, 6]], b [3, 2] = [[1, 0], [0, 1], [1, 1]] → [[4, 5], [10, 11]].
+Tensor a23() { return Tensor::from_floats({1, 2, 3, 4, 5, 6}, {2, 3}); }
+Tensor b32() { return Tensor::from_floats({1, 0, 0, 1, 1, 1}, {3, 2}); }
+
+// The transpose of a 2-D CPU tensor.
+Tensor transposed(const Tensor& t) {
+  std::vector<float> values = t.to_floats(), out(values.size());
+  size_t rows = t.dim(0), cols = t.dim(1);
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t c = 0; c < cols; ++c) out[c * rows + r] = values[r * cols + c];
+  }
+  return Tensor::from_floats(out, {cols, rows});
+}
+
+TEST(OpsMatmul, MultipliesMatrices) {
+  Tensor c = ops::matmul(a23(), b32());
+  EXPECT_EQ(c.shape(), (Shape{2, 2}));
+  EXPECT_EQ(c.to_floats(), (std::vector<float>{4, 5, 10, 11}));
+}
+
+TEST(OpsMatmul, TransposedOperandsGiveTheSameProduct) {
+  std::vector<float> expected = {4, 5, 10, 11};
+  EXPECT_EQ(ops::matmul(transposed(a23()), b32(), {.transpose_a = true}).to_floats(), expected);
+  EXPECT_EQ(ops::matmul(a23(), transposed(b32()), {.transpose_b = true}).to_floats(), expected);
+  EXPECT_EQ(
+      ops::matmul(transposed(a23()), transposed(b32()), {.transpose_a = true, .transpose_b = true})
+          .to_floats(),
+      expected);
+}
+
+TEST(OpsMatmul, ScalesThenAddsBias) {
+  Tensor bias = Tensor::from_floats({100, 200}, {2});
+  Tensor c = ops::matmul(a23(), b32(), {.bias = bias, .scale = 0.5f});
+  EXPECT_EQ(c.to_floats(), (std::vector<float>{102, 202.5f, 105, 205.5f}));
+}
+
+TEST(OpsMatmul, BatchedAndBroadcast) {
+  // Batch of two A matrices against one B: the second is 2·A.
+  std::vector<float> values = {1, 2, 3, 4, 5, 6, 2, 4, 6, 8, 10, 12};
+  Tensor a = Tensor::from_floats(values, {2, 2, 3});
+  Tensor c = ops::matmul(a, b32());
+  EXPECT_EQ(c.shape(), (Shape{2, 2, 2}));
+  EXPECT_EQ(c.to_floats(), (std::vector<float>{4, 5, 10, 11, 8, 10, 20, 22}));
+  // One A against a batch of B: [b32, 2·b32].
+  Tensor b = Tensor::from_floats({1, 0, 0, 1, 1, 1, 2, 0, 0, 2, 2, 2}, {2, 3, 2});
+  EXPECT_EQ(ops::matmul(a23(), b).to_floats(), (std::vector<float>{4, 5, 10, 11, 8, 10, 20, 22}));
+}
+
+TEST(OpsMatmul, MismatchesNameOpAndShapes) {
+  try {
+    ops::matmul(a23(), a23());
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("matmul"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("f32[2, 3]"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(ops::matmul(Tensor::zeros({2, 2, 3}), Tensor::zeros({3, 3, 2})), Error);
+  EXPECT_THROW(ops::matmul(a23(), b32(), {.bias = Tensor::zeros({3})}), Error);
+  EXPECT_THROW(ops::matmul(Tensor::zeros({6}), b32()), Error);
+}
+
+TEST(OpsMatmul, TransposedChunksFillTheirColumns) {
+  // B [3, 3] split as rows {0}, {1, 2}: a · Bᵀ equals the unsplit product.
+  Tensor b = Tensor::from_floats({1, 0, 0, 0, 1, 0, 1, 1, 1}, {3, 3});
+  Tensor c = ops::matmul_transposed_chunks(a23(), {b.rows(0, 1), b.rows(1, 2)}, 2.0f);
+  EXPECT_EQ(c.shape(), (Shape{2, 3}));
+  EXPECT_EQ(c.to_floats(), (std::vector<float>{2, 4, 12, 8, 10, 30}));
+  EXPECT_THROW(ops::matmul_transposed_chunks(a23(), {Tensor::zeros({2, 2})}), Error);
+}
+
+}  // namespace
+}  // namespace wgpt

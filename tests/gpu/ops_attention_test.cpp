@@ -1,0 +1,74 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ops_parity.h"
+#include "test_support.h"
+#include "wgpt/ops.h"
+
+namespace wgpt {
+namespace {
+
+constexpr size_t kHeads = 3, kHeadDim = 16, kCtx = 40;
+
+TEST(GpuHeads, SplitAndMergeMatchCpu) {
+  auto context = test::gpu_context();
+  for (size_t t : {1, 7, 257}) {
+    size_t cols = kHeads * kHeadDim;
+    Tensor qkv = Tensor::from_floats(test::random_floats(t * 3 * cols, 1), {t, 3 * cols});
+    ops::Heads cpu = ops::split_heads(qkv, kHeads);
+    ops::Heads gpu = ops::split_heads(qkv.to_gpu(context), kHeads);
+    EXPECT_TRUE(test::all_close(gpu.q, cpu.q, 0.0f, 0.0f)) << t;
+    EXPECT_TRUE(test::all_close(gpu.k, cpu.k, 0.0f, 0.0f)) << t;
+    EXPECT_TRUE(test::all_close(gpu.v, cpu.v, 0.0f, 0.0f)) << t;
+    EXPECT_TRUE(test::all_close(ops::merge_heads(gpu.v), ops::merge_heads(cpu.v), 0.0f, 0.0f));
+  }
+}
+
+// Attention of q against the first kv_len rows of a cache, as the model runs it.
+Tensor attend(const Tensor& q, const Tensor& k_cache, const Tensor& v_cache, size_t kv_len) {
+  size_t offset = kv_len - q.dim(1);
+  Tensor scores = ops::attention_scores(q, k_cache, kv_len, 1.0f / std::sqrt(float(kHeadDim)));
+  return ops::merge_heads(ops::attention_values(ops::causal_softmax(scores, offset), v_cache));
+}
+
+TEST(GpuKvCache, PrefillThenDecodeMatchesCpu) {
+  auto context = test::gpu_context();
+  Tensor cpu_k = Tensor::zeros({kHeads, kCtx, kHeadDim});
+  Tensor cpu_v = Tensor::zeros({kHeads, kCtx, kHeadDim});
+  Tensor gpu_k = cpu_k.to_gpu(context);
+  Tensor gpu_v = cpu_v.to_gpu(context);
+  size_t position = 0;
+  uint32_t seed = 1;
+  for (size_t t : {7, 1, 1, 5, 1}) {  // a prefill, decode steps, and a second chunk of prompt
+    Shape shape{kHeads, t, kHeadDim};
+    Tensor q = Tensor::from_floats(test::random_floats(numel(shape), seed++), shape);
+    Tensor k = Tensor::from_floats(test::random_floats(numel(shape), seed++), shape);
+    Tensor v = Tensor::from_floats(test::random_floats(numel(shape), seed++), shape);
+    ops::kv_append(cpu_k, k, position);
+    ops::kv_append(cpu_v, v, position);
+    ops::kv_append(gpu_k, k.to_gpu(context), position);
+    ops::kv_append(gpu_v, v.to_gpu(context), position);
+    position += t;
+    EXPECT_TRUE(test::all_close(gpu_k, cpu_k, 0.0f, 0.0f)) << position;
+    EXPECT_TRUE(test::all_close(gpu_v, cpu_v, 0.0f, 0.0f)) << position;
+    Tensor gpu = attend(q.to_gpu(context), gpu_k, gpu_v, position);
+    EXPECT_TRUE(test::all_close(gpu, attend(q, cpu_k, cpu_v, position), 1e-6f, 1e-5f)) << position;
+  }
+}
+
+TEST(GpuKvCache, LongPrefillUsesTheTiledPath) {
+  // t = 33 > the gemv range: scores and values run through the tiled GEMM with strided heads.
+  auto context = test::gpu_context();
+  size_t t = 33;
+  Shape cache_shape{kHeads, kCtx, kHeadDim};
+  Tensor k_cache = Tensor::from_floats(test::random_floats(numel(cache_shape), 1), cache_shape);
+  Tensor v_cache = Tensor::from_floats(test::random_floats(numel(cache_shape), 2), cache_shape);
+  Tensor q =
+      Tensor::from_floats(test::random_floats(kHeads * t * kHeadDim, 3), {kHeads, t, kHeadDim});
+  Tensor gpu = attend(q.to_gpu(context), k_cache.to_gpu(context), v_cache.to_gpu(context), 35);
+  EXPECT_TRUE(test::all_close(gpu, attend(q, k_cache, v_cache, 35), 1e-6f, 1e-5f));
+}
+
+}  // namespace
+}  // namespace wgpt
