@@ -6,5 +6,9 @@
 namespace wgpt::cli {
 
 void add_info_command(CLI::App& app);
+void add_generate_command(CLI::App& app);
+void add_tokenize_command(CLI::App& app);
+void add_capture_command(CLI::App& app);
+void add_init_command(CLI::App& app);
 
 }  // namespace wgpt::cli

@@ -9,6 +9,10 @@ int main(int argc, char** argv) {
   CLI::App app{"wgpt: a WebGPU-native GPT-2 runtime"};
   app.require_subcommand(1);
   wgpt::cli::add_info_command(app);
+  wgpt::cli::add_generate_command(app);
+  wgpt::cli::add_tokenize_command(app);
+  wgpt::cli::add_capture_command(app);
+  wgpt::cli::add_init_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

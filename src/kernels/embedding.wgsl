@@ -10,6 +10,8 @@ struct Params {
   row_start: u32,
   row_end: u32,
   is_last: u32,
+  // What an id past the table yields: NaN, from the host (WGSL has no NaN constant).
+  missing: f32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -31,7 +33,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (id < p.row_start || (id >= p.row_end && p.is_last == 0u)) {
     return;
   }
-  var token_value = bitcast<f32>(0x7fc00000u);  // NaN: an id past the table
+  var token_value = p.missing;
   if (id < p.row_end) {
     token_value = wte[(id - p.row_start) * p.cols + col];
   }

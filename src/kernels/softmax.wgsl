@@ -16,7 +16,12 @@ struct Params {
 
 var<workgroup> partial: array<f32, 256>;
 
+// The reductions read their result after their last barrier and guard `partial` with a leading
+// barrier instead of a trailing one: Mesa's llvmpipe miscompiles a value loaded from workgroup
+// memory before a barrier and used after it (threads past the first 8 saw a stale sum).
+
 fn workgroup_max(lid: u32, value: f32) -> f32 {
+  workgroupBarrier();  // every thread has read the previous reduction's result
   partial[lid] = value;
   workgroupBarrier();
   for (var stride = 128u; stride > 0u; stride >>= 1u) {
@@ -25,12 +30,11 @@ fn workgroup_max(lid: u32, value: f32) -> f32 {
     }
     workgroupBarrier();
   }
-  let total = partial[0];
-  workgroupBarrier();
-  return total;
+  return partial[0];
 }
 
 fn workgroup_sum(lid: u32, value: f32) -> f32 {
+  workgroupBarrier();  // every thread has read the previous reduction's result
   partial[lid] = value;
   workgroupBarrier();
   for (var stride = 128u; stride > 0u; stride >>= 1u) {
@@ -39,9 +43,7 @@ fn workgroup_sum(lid: u32, value: f32) -> f32 {
     }
     workgroupBarrier();
   }
-  let total = partial[0];
-  workgroupBarrier();
-  return total;
+  return partial[0];
 }
 
 @compute @workgroup_size(256)

@@ -119,7 +119,9 @@ Model Model::from_tensors(const Config& config, const io::TensorFile& tensors,
     }
     values[name] = found->floats();
   }
-  return Model(config, assemble(config, values, context), std::move(context));
+  // Assembled before the context moves into the Model: argument order is unspecified.
+  Weights weights = assemble(config, values, context);
+  return Model(config, std::move(weights), std::move(context));
 }
 
 Model Model::random(const Config& config, uint64_t seed, std::shared_ptr<gpu::Context> context) {
@@ -140,7 +142,8 @@ Model Model::random(const Config& config, uint64_t seed, std::shared_ptr<gpu::Co
     }
     values[name] = storage.emplace(name, std::move(data)).first->second;
   }
-  return Model(config, assemble(config, values, context), std::move(context));
+  Weights weights = assemble(config, values, context);
+  return Model(config, std::move(weights), std::move(context));
 }
 
 std::vector<io::TensorData> Model::to_tensor_data() const {

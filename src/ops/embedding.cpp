@@ -1,4 +1,5 @@
 #include <array>
+#include <limits>
 #include <string>
 
 #include "ops/op_support.h"
@@ -54,10 +55,13 @@ void embedding_gpu(gpu::Context& context, const Tensor& ids, const std::vector<T
   size_t row_start = 0;
   for (size_t i = 0; i < wte_chunks.size(); ++i) {
     size_t row_end = row_start + wte_chunks[i].dim(0);
-    std::array<uint32_t, 6> params = {
-        detail::word(kOp, out.numel()), detail::word(kOp, out.dim(1)),
-        detail::word(kOp, pos_offset),  detail::word(kOp, row_start),
-        detail::word(kOp, row_end),     i + 1 == wte_chunks.size() ? 1u : 0u};
+    std::array<uint32_t, 7> params = {detail::word(kOp, out.numel()),
+                                      detail::word(kOp, out.dim(1)),
+                                      detail::word(kOp, pos_offset),
+                                      detail::word(kOp, row_start),
+                                      detail::word(kOp, row_end),
+                                      i + 1 == wte_chunks.size() ? 1u : 0u,
+                                      detail::float_word(std::numeric_limits<float>::quiet_NaN())};
     context.dispatch(kOp, params, detail::Bindings(kOp, {ids, wte_chunks[i], wpe}, {out}).ranges(),
                      detail::linear_grid(kOp, context, out.numel()));
     row_start = row_end;

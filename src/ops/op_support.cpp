@@ -1,7 +1,7 @@
 #include "ops/op_support.h"
 
 #include <algorithm>
-#include <bit>
+#include <cstring>
 #include <limits>
 
 namespace wgpt::ops::detail {
@@ -76,7 +76,11 @@ uint32_t word(std::string_view op, size_t value) {
   return static_cast<uint32_t>(value);
 }
 
-uint32_t float_word(float value) { return std::bit_cast<uint32_t>(value); }
+uint32_t float_word(float value) {
+  uint32_t bits;  // memcpy, not std::bit_cast: the browser toolchain's libc++ 14 lacks it
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
 
 gpu::Workgroups linear_grid(std::string_view op, const gpu::Context& context, size_t invocations,
                             uint32_t group_size) {

@@ -73,7 +73,10 @@ BpeTokenizer::Impl::Impl(const BpeVocabulary& vocabulary, TokenizerOptions optio
   };
   for (size_t rank = 0; rank < vocabulary.merges.size(); ++rank) {
     const auto& [left, right] = vocabulary.merges[rank];
-    merges.add(id_of(left, rank), id_of(right, rank), id_of(left + right, rank));
+    // Separate statements: the first missing token is the one reported.
+    const uint32_t left_id = id_of(left, rank);
+    const uint32_t right_id = id_of(right, rank);
+    merges.add(left_id, right_id, id_of(left + right, rank));
   }
   if (const auto it = ids.find(kEndOfText); it != ids.end()) eos = it->second;
   recognise_eos = options.special_tokens == SpecialTokens::recognise;

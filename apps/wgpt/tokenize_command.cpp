@@ -1,0 +1,44 @@
+// `wgpt tokenize`: the ids a model directory's tokenizer gives a text.
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "wgpt/tokenizer.h"
+
+namespace wgpt::cli {
+namespace {
+
+struct TokenizeCommand {
+  std::string model_dir;
+  std::string text;
+  bool json = false;
+};
+
+void run(const TokenizeCommand& command) {
+  auto tokenizer = tokenizer::load_tokenizer(command.model_dir);
+  std::string text = command.text;
+  if (text == "-") text.assign(std::istreambuf_iterator<char>(std::cin), {});
+  const std::vector<uint32_t> ids = tokenizer->encode(text);
+  if (command.json) {
+    std::printf("%s\n", nlohmann::json({{"ids", ids}}).dump().c_str());
+    return;
+  }
+  for (size_t i = 0; i < ids.size(); ++i) std::printf(i ? " %u" : "%u", ids[i]);
+  std::printf("\n");
+}
+
+}  // namespace
+
+void add_tokenize_command(CLI::App& app) {
+  auto command = std::make_shared<TokenizeCommand>();
+  CLI::App* sub = app.add_subcommand("tokenize", "Print the token ids of a text");
+  sub->add_option("-m,--model", command->model_dir, "Model directory with tokenizer files")
+      ->required();
+  sub->add_option("text", command->text, "The text, or - to read standard input")->required();
+  sub->add_flag("--json", command->json, "Print {\"ids\": [...]}");
+  sub->callback([command] { run(*command); });
+}
+
+}  // namespace wgpt::cli

@@ -1,0 +1,85 @@
+#pragma once
+// Sampling and the generation loop: prompt in, text streamed out as it is generated.
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wgpt/model.h"
+#include "wgpt/tokenizer.h"
+
+namespace wgpt::generate {
+
+struct SamplingOptions {
+  bool greedy = false;      // argmax, first maximum on ties (as HF)
+  float temperature = 1.0f;  // > 0; logits are divided by it
+  size_t top_k = 0;          // keep the k most likely tokens; 0 keeps all
+  float top_p = 1.0f;        // keep the smallest set whose probability reaches p; 1 keeps all
+  uint64_t seed = 0;
+};
+
+// Chooses the next token from a row of logits. The random stream is splitmix64 seeded with `seed`,
+// one 53-bit uniform draw in [0, 1) per sampled token, inverted through the cumulative
+// distribution of the kept tokens in descending-probability order (ties by lower id). So a seed
+// reproduces a run on a backend, natively and in the browser alike.
+class Sampler {
+ public:
+  explicit Sampler(SamplingOptions options);
+  uint32_t next(std::span<const float> logits);
+
+ private:
+  double uniform();
+  SamplingOptions options_;
+  uint64_t state_;
+};
+
+// Turns token bytes into valid UTF-8 text as they arrive: an incomplete multi-byte sequence at the
+// end is held back until the bytes that complete it arrive; bytes that can never form valid UTF-8
+// become U+FFFD. Never emits invalid UTF-8.
+class Utf8Stream {
+ public:
+  std::string push(std::string_view bytes);
+  // Whatever is still held back, as U+FFFD (the stream ended inside a character).
+  std::string finish();
+
+ private:
+  std::string pending_;
+};
+
+enum class StopReason { max_tokens, end_of_text, context_full, callback };
+const char* to_string(StopReason reason);
+
+struct GenerateOptions {
+  size_t max_new_tokens = 64;
+  SamplingOptions sampling;
+  bool stop_at_end_of_text = true;  // stop when the model emits its EOS id (if it has one)
+};
+
+struct Timings {
+  double prompt_ms = 0;  // the prefill, its logits read back included
+  size_t prompt_tokens = 0;
+  double generate_ms = 0;  // every decode step after the first sampled token
+  size_t generated_tokens = 0;
+};
+
+struct GenerateResult {
+  std::vector<uint32_t> prompt_ids;
+  std::vector<uint32_t> ids;  // generated only
+  std::string text;           // generated only
+  StopReason stop = StopReason::max_tokens;
+  Timings timings;
+};
+
+// Called with each new piece of text; return false to stop.
+using TextCallback = std::function<bool(std::string_view text)>;
+
+// Prefills the prompt's ids, then samples and decodes one token at a time with the KV cache.
+// Throws on an empty prompt or one that does not fit the model's context.
+GenerateResult generate(const model::Model& model, const tokenizer::Tokenizer& tokenizer,
+                        std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
+                        const TextCallback& on_text = {});
+
+}  // namespace wgpt::generate
