@@ -187,16 +187,27 @@ WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter, ErrorSink*
 // Callbacks that carry a heap-allocated std::function through the C API's userdata.
 using Completion = std::function<void(std::string)>;
 
+// One instance for the whole process, never released. Dawn's OpenGL ES backend opens an EGL
+// display per instance, and EGL displays are process-wide: an instance torn down while another
+// device still works terminates the display under it (seen as heap corruption when contexts were
+// created and destroyed on several threads). Callers hold the device-lifetime lock.
+WGPUInstance shared_instance() {
+  static WGPUInstance instance = [] {
+    WGPUInstanceFeatureName timed_wait = WGPUInstanceFeatureName_TimedWaitAny;
+    WGPUInstanceDescriptor descriptor = WGPU_INSTANCE_DESCRIPTOR_INIT;
+    descriptor.requiredFeatureCount = 1;
+    descriptor.requiredFeatures = &timed_wait;
+    return wgpuCreateInstance(&descriptor);
+  }();
+  return instance;
+}
+
 }  // namespace
 
 void create_device_async(Backend backend, ErrorSink* sink,
                          std::function<void(DeviceHandles, std::string)> done) {
-  WGPUInstanceFeatureName timed_wait = WGPUInstanceFeatureName_TimedWaitAny;
-  WGPUInstanceDescriptor instance_descriptor = WGPU_INSTANCE_DESCRIPTOR_INIT;
-  instance_descriptor.requiredFeatureCount = 1;
-  instance_descriptor.requiredFeatures = &timed_wait;
   DeviceHandles handles;
-  handles.instance = wgpuCreateInstance(&instance_descriptor);
+  handles.instance = shared_instance();
   if (!handles.instance) return done({}, "WebGPU: could not create an instance");
 
   std::string why;
@@ -221,13 +232,11 @@ void create_device_async(Backend backend, ErrorSink* sink,
     handles.adapter = software;
   }
   if (!handles.adapter) {
-    wgpuInstanceRelease(handles.instance);
     return done({}, "no usable WebGPU adapter (" + why.substr(0, why.size() - 2) + ")");
   }
   handles.device = request_device(handles.instance, handles.adapter, sink, &why);
   if (!handles.device) {
     wgpuAdapterRelease(handles.adapter);
-    wgpuInstanceRelease(handles.instance);
     return done({}, "WebGPU: " + why.substr(0, why.size() - 2));
   }
   handles.queue = wgpuDeviceGetQueue(handles.device);
@@ -245,10 +254,8 @@ void release_device(DeviceHandles& handles) {
     wgpuDeviceRelease(handles.device);
   }
   if (handles.adapter) wgpuAdapterRelease(handles.adapter);
-  if (handles.instance) {
-    wgpuInstanceProcessEvents(handles.instance);
-    wgpuInstanceRelease(handles.instance);
-  }
+  // Deliver the device's last callbacks; the instance itself is shared and stays.
+  if (handles.instance) wgpuInstanceProcessEvents(handles.instance);
   handles = {};
 }
 

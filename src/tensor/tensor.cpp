@@ -83,7 +83,8 @@ Tensor Tensor::rows(size_t start, size_t count) const {
                                                          ") out of range for " + describe());
   Shape shape = shape_;
   shape[0] = count;
-  return view(start * (numel() / shape_[0]), std::move(shape));
+  size_t row_elements = wgpt::numel(Shape(shape_.begin() + 1, shape_.end()));
+  return view(start * row_elements, std::move(shape));
 }
 
 Tensor Tensor::reshape(Shape shape) const {

@@ -37,6 +37,7 @@ TEST(Tensor, ViewsOutsideTheTensorThrow) {
   EXPECT_THROW(t.view(5, {2}), Error);
   EXPECT_THROW(t.rows(2, 2), Error);
   EXPECT_THROW(t.dim(2), Error);
+  EXPECT_EQ(Tensor::zeros({0, 4}).rows(0, 0).numel(), 0u);
 }
 
 TEST(Tensor, ReshapeKeepsElements) {

@@ -3,7 +3,8 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -207,39 +208,36 @@ TEST(GpuContext, WgslCompileErrorNamesTheKernelAndTheProblem) {
 }
 
 TEST(GpuContext, EightThreadsCreateAndDestroyContextsConcurrently) {
-  struct Shared {
-    std::mutex mutex;
-    std::condition_variable finished;
-    int done = 0;
-    int failures = 0;
-  };
-  auto shared = std::make_shared<Shared>();
-  constexpr int kThreads = 8;
-  for (int t = 0; t < kThreads; ++t) {
-    // Detached: if creation wedged, the test fails at its deadline instead of hanging forever.
-    std::thread([shared] {
-      bool ok = true;
+  // A watchdog bounds the test: if creation wedges, the process fails instead of hanging.
+  std::atomic<bool> finished = false;
+  std::thread watchdog([&finished] {
+    for (int tenth = 0; tenth < 1200 && !finished; ++tenth) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (!finished) {
+      std::fprintf(stderr, "FAILED: concurrent context creation hung for 120 s\n");
+      std::_Exit(1);
+    }
+  });
+  std::atomic<int> failures = 0;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&failures] {
       try {
         for (int round = 0; round < 2; ++round) {
           auto context = Context::create();
           Buffer a = upload_floats(*context, {1, 2});
-          ok = ok && context->readback(a, 0, 8).size() == 8;
+          if (to_floats(context->readback(a, 0, 8)) != std::vector<float>{1, 2}) ++failures;
         }
       } catch (const std::exception&) {
-        ok = false;
+        ++failures;
       }
-      std::lock_guard lock(shared->mutex);
-      ++shared->done;
-      shared->failures += ok ? 0 : 1;
-      shared->finished.notify_all();
-    }).detach();
+    });
   }
-  std::unique_lock lock(shared->mutex);
-  const bool all_done = shared->finished.wait_for(lock, std::chrono::seconds(120),
-                                                  [&] { return shared->done == kThreads; });
-  ASSERT_TRUE(all_done) << "context creation hung: " << shared->done << " of " << kThreads
-                        << " threads finished";
-  EXPECT_EQ(shared->failures, 0);
+  for (auto& thread : threads) thread.join();
+  finished = true;
+  watchdog.join();
+  EXPECT_EQ(failures, 0);
 }
 
 }  // namespace
