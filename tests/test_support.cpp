@@ -1,10 +1,15 @@
 #include "test_support.h"
 
+#include <cstdlib>
 #include <random>
 
 namespace wgpt::test {
 
-std::filesystem::path source_dir() { return WGPT_SOURCE_DIR; }
+std::filesystem::path source_dir() {
+  // Overridable for a test binary copied to another machine beside a copy of the repository.
+  const char* overridden = std::getenv("WGPT_SOURCE_DIR");
+  return overridden && *overridden ? overridden : WGPT_SOURCE_DIR;
+}
 
 std::optional<std::filesystem::path> shared_fixtures() {
   auto path = source_dir().parent_path() / "shared" / "fixtures";

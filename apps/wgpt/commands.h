@@ -10,5 +10,6 @@ void add_generate_command(CLI::App& app);
 void add_tokenize_command(CLI::App& app);
 void add_capture_command(CLI::App& app);
 void add_init_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
 
 }  // namespace wgpt::cli

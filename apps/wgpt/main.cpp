@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   wgpt::cli::add_tokenize_command(app);
   wgpt::cli::add_capture_command(app);
   wgpt::cli::add_init_command(app);
+  wgpt::cli::add_bench_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

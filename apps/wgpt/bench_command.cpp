@@ -1,0 +1,219 @@
+// `wgpt bench`: prompt processing (pp) and token generation (tg) speed, in llama-bench's style.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+#include "commands.h"
+#include "model_options.h"
+
+namespace wgpt::cli {
+namespace {
+
+struct BenchCommand {
+  std::string model_dir;
+  std::string config;
+  std::string backend = "gpu";
+  size_t prompt_tokens = 512;
+  size_t generate_tokens = 128;
+  size_t generate_prompt = 16;
+  size_t repetitions = 5;
+  std::string output = "md";
+};
+
+struct Measurement {
+  std::string test;            // "pp512", "tg128"
+  size_t tokens = 0;           // per repetition
+  std::vector<double> seconds;  // one per repetition
+  gpu::Stats counted;          // counters over the last repetition
+  double per_token(uint64_t total) const { return static_cast<double>(total) / static_cast<double>(tokens); }
+};
+
+double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); }
+double stddev(const std::vector<double>& v) {
+  if (v.size() < 2) return 0;
+  const double m = mean(v);
+  double sum = 0;
+  for (double x : v) sum += (x - m) * (x - m);
+  return std::sqrt(sum / static_cast<double>(v.size() - 1));
+}
+
+std::vector<uint32_t> bench_ids(size_t count, size_t vocab) {
+  std::vector<uint32_t> ids(count);
+  for (size_t i = 0; i < count; ++i) ids[i] = static_cast<uint32_t>((i * 2654435761u + 17) % vocab);
+  return ids;
+}
+
+uint32_t argmax(const std::vector<float>& logits) {
+  return static_cast<uint32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+}
+
+gpu::Stats difference(const gpu::Stats& after, const gpu::Stats& before) {
+  gpu::Stats out;
+  out.dispatches = after.dispatches - before.dispatches;
+  out.submits = after.submits - before.submits;
+  out.fence_waits = after.fence_waits - before.fence_waits;
+  out.buffers_created = after.buffers_created - before.buffers_created;
+  out.bytes_allocated = after.bytes_allocated - before.bytes_allocated;
+  return out;
+}
+
+// Runs `body` once to warm up, then `repetitions` times, timing each and counting the last.
+template <class Body>
+Measurement measure(const std::string& test, size_t tokens, size_t repetitions,
+                    const model::Model& model, Body body) {
+  Measurement m{test, tokens, {}, {}};
+  body();
+  for (size_t r = 0; r < repetitions; ++r) {
+    const gpu::Stats before = model.on_gpu() ? model.context()->stats() : gpu::Stats{};
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    m.seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (model.on_gpu()) m.counted = difference(model.context()->stats(), before);
+    std::fprintf(stderr, "\r%s: repetition %zu/%zu", test.c_str(), r + 1, repetitions);
+  }
+  std::fprintf(stderr, "\n");
+  return m;
+}
+
+Measurement prompt_processing(const model::Model& model, size_t tokens, size_t repetitions) {
+  const std::vector<uint32_t> ids = bench_ids(tokens, model.config().vocab_size);
+  return measure("pp" + std::to_string(tokens), tokens, repetitions, model, [&] {
+    model::KvCache cache = model.new_cache();
+    // The prefill's logits for the last position, read back: what a generate call waits for.
+    model.forward(ids, cache, {.all_logits = false}).logits.to_floats();
+  });
+}
+
+Measurement token_generation(const model::Model& model, size_t prompt, size_t tokens,
+                             size_t repetitions) {
+  const std::vector<uint32_t> ids = bench_ids(prompt, model.config().vocab_size);
+  model::KvCache cache = model.new_cache();
+  uint32_t next = 0;
+  // Each repetition prefills untimed, then times `tokens` greedy decode steps.
+  auto prefill = [&] {
+    cache.clear();
+    next = argmax(model.forward(ids, cache, {.all_logits = false}).logits.to_floats());
+  };
+  Measurement m{"tg" + std::to_string(tokens), tokens, {}, {}};
+  for (size_t r = 0; r <= repetitions; ++r) {
+    prefill();
+    const gpu::Stats before = model.on_gpu() ? model.context()->stats() : gpu::Stats{};
+    const auto start = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < tokens; ++i) {
+      next = argmax(model.forward(std::span(&next, 1), cache, {.all_logits = false}).logits.to_floats());
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (r == 0) continue;  // warm-up
+    m.seconds.push_back(seconds);
+    if (model.on_gpu()) m.counted = difference(model.context()->stats(), before);
+    std::fprintf(stderr, "\r%s: repetition %zu/%zu", m.test.c_str(), r, repetitions);
+  }
+  std::fprintf(stderr, "\n");
+  return m;
+}
+
+void report(const BenchCommand& command, const model::Model& model,
+            const std::vector<Measurement>& results) {
+  const model::Config& c = model.config();
+  const std::string adapter =
+      model.on_gpu() ? model.context()->adapter_info().device + " (" +
+                           model.context()->adapter_info().backend + ")"
+                     : "CPU reference";
+  const std::string name = command.config.empty() ? command.model_dir : command.config;
+  if (command.output == "json") {
+    nlohmann::json out = nlohmann::json::array();
+    for (const Measurement& m : results) {
+      std::vector<double> rates;
+      for (double s : m.seconds) rates.push_back(static_cast<double>(m.tokens) / s);
+      out.push_back({{"model", name},
+                     {"params", c.parameter_count()},
+                     {"backend", command.backend},
+                     {"adapter", adapter},
+                     {"test", m.test},
+                     {"tokens", m.tokens},
+                     {"repetitions", m.seconds.size()},
+                     {"tok_per_s_mean", mean(rates)},
+                     {"tok_per_s_sd", stddev(rates)},
+                     {"ms_per_token", 1000.0 * mean(m.seconds) / static_cast<double>(m.tokens)},
+                     {"ms_total_mean", 1000.0 * mean(m.seconds)},
+                     {"dispatches_per_token", m.per_token(m.counted.dispatches)},
+                     {"submits_per_token", m.per_token(m.counted.submits)},
+                     {"fence_waits_per_token", m.per_token(m.counted.fence_waits)},
+                     {"buffers_created_per_token", m.per_token(m.counted.buffers_created)},
+                     {"bytes_allocated_per_token", m.per_token(m.counted.bytes_allocated)}});
+    }
+    std::printf("%s\n", out.dump(2).c_str());
+    return;
+  }
+  std::printf("model: %s, %.1fM params, %zu layers, %zu wide; backend: %s; adapter: %s\n\n",
+              name.c_str(), static_cast<double>(c.parameter_count()) / 1e6, c.n_layer, c.n_embd,
+              command.backend.c_str(), adapter.c_str());
+  std::printf("| test | t/s | ms/token | total ms | dispatches/tok | submits/tok | buffers/tok |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
+  for (const Measurement& m : results) {
+    std::vector<double> rates;
+    for (double s : m.seconds) rates.push_back(static_cast<double>(m.tokens) / s);
+    std::printf("| %s | %.1f ± %.1f | %.3f | %.2f | %.1f | %.2f | %.2f |\n", m.test.c_str(),
+                mean(rates), stddev(rates), 1000.0 * mean(m.seconds) / static_cast<double>(m.tokens),
+                1000.0 * mean(m.seconds), m.per_token(m.counted.dispatches),
+                m.per_token(m.counted.submits), m.per_token(m.counted.buffers_created));
+  }
+  if (model.on_gpu()) {
+    std::printf("\nGPU memory allocated by wgpt: %.1f MiB\n",
+                static_cast<double>(model.context()->stats().bytes_allocated) / (1024.0 * 1024.0));
+  }
+}
+
+void run(const BenchCommand& command) {
+  if (command.model_dir.empty() == command.config.empty()) {
+    throw Error("give exactly one of -m DIR or --config NAME");
+  }
+  if (command.repetitions == 0) throw Error("-r must be at least 1");
+  std::shared_ptr<gpu::Context> context;
+  if (command.backend == "gpu") context = gpu::Context::create();
+  std::fprintf(stderr, "loading %s...\n", command.config.empty() ? command.model_dir.c_str() : command.config.c_str());
+  const model::Model model = command.config.empty()
+                                 ? model::Model::load(command.model_dir, context)
+                                 : model::Model::random(model::named_config(command.config), 1, context);
+  const size_t n_ctx = model.config().n_ctx;
+  if (command.prompt_tokens > n_ctx || command.generate_prompt + command.generate_tokens > n_ctx) {
+    throw Error("the tests need more positions than the model's context of " + std::to_string(n_ctx));
+  }
+  std::vector<Measurement> results;
+  if (command.prompt_tokens) results.push_back(prompt_processing(model, command.prompt_tokens, command.repetitions));
+  if (command.generate_tokens) {
+    results.push_back(token_generation(model, command.generate_prompt, command.generate_tokens, command.repetitions));
+  }
+  report(command, model, results);
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto command = std::make_shared<BenchCommand>();
+  CLI::App* sub = app.add_subcommand(
+      "bench", "Measure prompt processing (ppN) and token generation (tgN) speed");
+  sub->add_option("-m,--model", command->model_dir, "Model directory");
+  sub->add_option("--config", command->config,
+                  "Random weights of a named shape instead: gpt2, gpt2-medium, ... (no files needed)");
+  sub->add_option("--backend", command->backend, "cpu or gpu")
+      ->check(CLI::IsMember({"cpu", "gpu"}))
+      ->capture_default_str();
+  sub->add_option("-p,--prompt-tokens", command->prompt_tokens, "ppN: prompt length (0 skips)")
+      ->capture_default_str();
+  sub->add_option("-n,--gen-tokens", command->generate_tokens, "tgN: tokens generated (0 skips)")
+      ->capture_default_str();
+  sub->add_option("--gen-prompt", command->generate_prompt, "Prompt length before tgN")
+      ->capture_default_str();
+  sub->add_option("-r,--repetitions", command->repetitions, "Timed repetitions after a warm-up")
+      ->capture_default_str();
+  sub->add_option("-o,--output", command->output, "md or json")
+      ->check(CLI::IsMember({"md", "json"}))
+      ->capture_default_str();
+  sub->callback([command] { run(*command); });
+}
+
+}  // namespace wgpt::cli
