@@ -1,11 +1,23 @@
 # Writes OUTPUT: a C++ table of every WGSL kernel in KERNELS, keyed by its file stem.
+# A kernel may pull in shared WGSL with a line `//! include "NAME.wgsl"`, replaced by the contents
+# of src/kernels/lib/NAME.wgsl (WGSL itself has no includes).
 string(REPLACE "|" ";" KERNELS "${KERNELS}")
 set(body "// Generated from src/kernels/*.wgsl by cmake/embed_kernels.cmake. Do not edit.\n")
 string(APPEND body "#include \"gpu/kernel_sources.h\"\n\nnamespace wgpt::gpu {\n\n")
 string(APPEND body "const std::vector<KernelSource>& embedded_kernels() {\n  static const std::vector<KernelSource> kernels = {\n")
 foreach(path ${KERNELS})
   get_filename_component(name "${path}" NAME_WE)
+  get_filename_component(folder "${path}" DIRECTORY)
   file(READ "${path}" source)
+  string(REGEX MATCHALL "//! include \"[A-Za-z0-9_]+\\.wgsl\"" includes "${source}")
+  foreach(directive ${includes})
+    string(REGEX REPLACE "//! include \"([A-Za-z0-9_]+\\.wgsl)\"" "\\1" library "${directive}")
+    if(NOT EXISTS "${folder}/lib/${library}")
+      message(FATAL_ERROR "${path}: included ${library} is not in ${folder}/lib")
+    endif()
+    file(READ "${folder}/lib/${library}" library_source)
+    string(REPLACE "${directive}" "${library_source}" source "${source}")
+  endforeach()
   string(APPEND body "    {\"${name}\", R\"wgsl(${source})wgsl\"},\n")
 endforeach()
 string(APPEND body "  };\n  return kernels;\n}\n\n}  // namespace wgpt::gpu\n")

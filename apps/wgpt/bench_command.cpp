@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "model_options.h"
+#include "wgpt/decoder.h"
 
 namespace wgpt::cli {
 namespace {
@@ -97,13 +98,18 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
     cache.clear();
     next = argmax(model.forward(ids, cache, {.all_logits = false}).logits.to_floats());
   };
+  // The GPU decode path where the model allows it, as `wgpt generate` takes it.
+  std::unique_ptr<model::Decoder> decoder;
+  if (model::Decoder::supported(model)) decoder = std::make_unique<model::Decoder>(model, cache);
   Measurement m{"tg" + std::to_string(tokens), tokens, {}, {}};
   for (size_t r = 0; r <= repetitions; ++r) {
     prefill();
     const gpu::Stats before = model.on_gpu() ? model.context()->stats() : gpu::Stats{};
     const auto start = std::chrono::steady_clock::now();
     for (size_t i = 0; i < tokens; ++i) {
-      next = argmax(model.forward(std::span(&next, 1), cache, {.all_logits = false}).logits.to_floats());
+      next = decoder ? decoder->step_greedy(next)
+                     : argmax(model.forward(std::span(&next, 1), cache, {.all_logits = false})
+                                  .logits.to_floats());
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (r == 0) continue;  // warm-up

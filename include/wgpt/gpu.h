@@ -66,6 +66,7 @@ struct Stats {
 
 class Context;
 struct BufferSlot;
+struct PreparedState;
 
 // A storage buffer on the device. Copies share the buffer; when the last copy goes, the buffer
 // returns to its context's pool (pooled buffers are not zeroed: every kernel writes its whole
@@ -94,6 +95,19 @@ struct BufferRange {
 
 struct Workgroups {
   uint32_t x = 1, y = 1, z = 1;
+};
+
+// A dispatch whose bind group is built once and then replayed: for loops that run the same
+// kernels on the same buffers every step (decoding). It holds its buffers, so they stay out of the
+// pool while it lives; values that change per step belong in a buffer the caller rewrites.
+class PreparedDispatch {
+ public:
+  PreparedDispatch() = default;
+  bool valid() const { return state_ != nullptr; }
+
+ private:
+  friend class Context;
+  std::shared_ptr<const PreparedState> state_;
 };
 
 // RAII recording scope: every dispatch while a scope lives goes into one command encoder and one
@@ -151,6 +165,11 @@ class Context {
                 std::initializer_list<BufferRange> buffers, Workgroups workgroups);
   void dispatch(std::string_view name, std::span<const uint32_t> params,
                 const std::vector<BufferRange>& buffers, Workgroups workgroups);
+
+  // Validates and binds a dispatch once (as dispatch() would), for replay with dispatch(prepared).
+  PreparedDispatch prepare(std::string_view name, std::span<const uint32_t> params,
+                           const std::vector<BufferRange>& buffers, Workgroups workgroups);
+  void dispatch(const PreparedDispatch& prepared);
 
   // Registers a kernel from WGSL source under `name` (replacing none: names are unique).
   void add_kernel(std::string_view name, std::string source);

@@ -277,7 +277,28 @@ void Context::dispatch(std::string_view name, std::span<const uint32_t> params,
 void Context::dispatch(std::string_view name, std::span<const uint32_t> params,
                        const std::vector<BufferRange>& buffers, Workgroups workgroups) {
   impl_->check_usable();
-  const Pipeline& entry = impl_->pipeline(name);
+  impl_->record(*impl_->bind(name, params, buffers, workgroups));
+}
+
+PreparedDispatch Context::prepare(std::string_view name, std::span<const uint32_t> params,
+                                  const std::vector<BufferRange>& buffers, Workgroups workgroups) {
+  impl_->check_usable();
+  PreparedDispatch prepared;
+  prepared.state_ = impl_->bind(name, params, buffers, workgroups);
+  return prepared;
+}
+
+void Context::dispatch(const PreparedDispatch& prepared) {
+  if (!prepared.valid()) throw Error("dispatch of an empty PreparedDispatch");
+  impl_->check_usable();
+  impl_->record(*prepared.state_);
+}
+
+std::shared_ptr<PreparedState> Context::Impl::bind(std::string_view name,
+                                                   std::span<const uint32_t> params,
+                                                   const std::vector<BufferRange>& buffers,
+                                                   Workgroups workgroups) {
+  const Pipeline& entry = pipeline(name);
   const std::string kernel = "kernel '" + std::string(name) + "'";
   if (entry.bindings.has_params != !params.empty()) {
     throw Error(kernel + (entry.bindings.has_params ? " needs parameters" : " takes no parameters"));
@@ -286,17 +307,21 @@ void Context::dispatch(std::string_view name, std::span<const uint32_t> params,
     throw Error(kernel + " takes " + std::to_string(entry.bindings.storage_buffers) +
                 " storage buffer(s), " + std::to_string(buffers.size()) + " given");
   }
-  const Limits& limits = impl_->handles.limits;
+  const Limits& limits = handles.limits;
   const uint32_t max_groups = limits.max_workgroups_per_dimension;
   if (workgroups.x > max_groups || workgroups.y > max_groups || workgroups.z > max_groups) {
     throw Error(kernel + ": workgroup count exceeds the device's limit of " +
                 std::to_string(max_groups) + " per dimension");
   }
+  auto state = std::make_shared<PreparedState>();
+  state->pipeline = &entry;
+  state->workgroups = workgroups;
+  state->name = name;
   std::vector<WGPUBindGroupEntry> entries;
   if (!params.empty()) {
     WGPUBindGroupEntry uniform{};
     uniform.binding = 0;
-    const Impl::Uniform& block = impl_->uniform_for(params);
+    const Uniform& block = uniform_for(params);
     uniform.buffer = block.buffer;
     uniform.size = block.size;
     entries.push_back(uniform);
@@ -327,21 +352,29 @@ void Context::dispatch(std::string_view name, std::span<const uint32_t> params,
     storage.offset = range.offset;
     storage.size = size;
     entries.push_back(storage);
+    state->buffers.push_back(*range.buffer);
   }
   WGPUBindGroupDescriptor descriptor{};
   descriptor.layout = entry.layout;
   descriptor.entryCount = entries.size();
   descriptor.entries = entries.data();
-  WGPUBindGroup group = wgpuDeviceCreateBindGroup(impl_->handles.device, &descriptor);
+  state->group = wgpuDeviceCreateBindGroup(handles.device, &descriptor);
+  return state;
+}
 
-  WGPUComputePassEncoder pass = impl_->open_pass();
-  wgpuComputePassEncoderSetPipeline(pass, entry.pipeline);
-  wgpuComputePassEncoderSetBindGroup(pass, 0, group, 0, nullptr);
-  api::dispatch_workgroups(pass, workgroups.x, workgroups.y, workgroups.z);
-  wgpuBindGroupRelease(group);  // the pass holds its own reference
-  impl_->recorded_kernels.emplace_back(name);
-  ++impl_->stats.dispatches;
-  if (impl_->scope_depth == 0) impl_->submit();
+void Context::Impl::record(const PreparedState& prepared) {
+  WGPUComputePassEncoder encoder_pass = open_pass();
+  wgpuComputePassEncoderSetPipeline(encoder_pass, prepared.pipeline->pipeline);
+  wgpuComputePassEncoderSetBindGroup(encoder_pass, 0, prepared.group, 0, nullptr);
+  api::dispatch_workgroups(encoder_pass, prepared.workgroups.x, prepared.workgroups.y,
+                           prepared.workgroups.z);
+  recorded_kernels.push_back(prepared.name);
+  ++stats.dispatches;
+  if (scope_depth == 0) submit();
+}
+
+PreparedState::~PreparedState() {
+  if (group) wgpuBindGroupRelease(group);
 }
 
 void Context::readback_many_async(

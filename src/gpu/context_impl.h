@@ -20,6 +20,15 @@ struct Pipeline {
   KernelLayout bindings;
 };
 
+struct PreparedState {
+  const Pipeline* pipeline = nullptr;  // owned by the context's pipeline cache
+  WGPUBindGroup group = nullptr;
+  Workgroups workgroups;
+  std::string name;
+  std::vector<Buffer> buffers;  // kept alive, and out of the pool, while the state lives
+  ~PreparedState();
+};
+
 struct Context::Impl {
   api::DeviceHandles handles;
   // Heap-allocated so the device's callbacks keep a stable address.
@@ -55,6 +64,10 @@ struct Context::Impl {
   // encoder after the pass), then reports WebGPU errors as a wgpt::Error naming the kernels.
   void submit();
   void raise_errors(const std::string& context);
+  // Checks a dispatch against its kernel and the device limits and builds its bind group.
+  std::shared_ptr<PreparedState> bind(std::string_view name, std::span<const uint32_t> params,
+                                      const std::vector<BufferRange>& buffers, Workgroups workgroups);
+  void record(const PreparedState& prepared);
   void check_usable();
 };
 

@@ -1,0 +1,43 @@
+#pragma once
+// The decode fast path: one token per step on the GPU in 3 + 5·n_layer fused dispatches whose
+// bind groups are built once, with the next token chosen on the GPU, so a greedy step costs one
+// submit and an 8-byte readback. It continues a KvCache that Model::forward filled (the prefill),
+// in the same layout, so the two paths can alternate.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "wgpt/gpu.h"
+#include "wgpt/model.h"
+
+namespace wgpt::model {
+
+class Decoder {
+ public:
+  // Whether `model` can take this path: on the GPU, the token table in one binding, widths that
+  // are multiples of 4, a head size that divides 256, 8 storage buffers per stage. Otherwise use
+  // Model::forward, which computes the same numbers with general ops.
+  static bool supported(const Model& model);
+
+  // Binds `cache` (which must belong to `model` and outlive this decoder).
+  Decoder(const Model& model, KvCache& cache);
+  ~Decoder();
+  Decoder(const Decoder&) = delete;
+  Decoder& operator=(const Decoder&) = delete;
+
+  // Runs `token` at position cache.length() and returns the most likely next token (first
+  // maximum on ties).
+  uint32_t step_greedy(uint32_t token);
+  // Runs `token` at position cache.length() and returns the next position's logits [vocab].
+  std::vector<float> step_logits(uint32_t token);
+
+ private:
+  struct Plan;
+  void record_layers();
+  std::unique_ptr<Plan> plan_;
+  const Model& model_;
+  KvCache& cache_;
+};
+
+}  // namespace wgpt::model

@@ -1,0 +1,191 @@
+#include "wgpt/decoder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace wgpt::model {
+namespace {
+
+uint32_t bits(float value) {
+  uint32_t word;
+  std::memcpy(&word, &value, sizeof word);
+  return word;
+}
+
+uint32_t u32(size_t value) { return static_cast<uint32_t>(value); }
+
+// Threads across the columns of a decode matrix-vector product (each a vec4 of columns): the
+// widest that still gives ~96 workgroups, so narrow matrices spread over enough of the GPU. At
+// least 2, so each row segment read is 32 bytes (a full memory sector).
+uint32_t column_threads(size_t columns4) {
+  uint32_t tx = 64;
+  while (tx > 2 && (columns4 + tx - 1) / tx < 96) tx /= 2;
+  return tx;
+}
+
+gpu::Workgroups groups_for(size_t columns4, uint32_t tx) {
+  return {u32((columns4 + tx - 1) / tx)};
+}
+
+}  // namespace
+
+struct Decoder::Plan {
+  std::shared_ptr<gpu::Context> context;
+  Tensor step;  // u32 [position, token]
+  Tensor x, q, z, h, logits;
+  std::vector<Tensor> ln1, ln2, probs;  // per layer; ln packed [gamma; beta]
+  Tensor ln_final;
+  std::vector<gpu::PreparedDispatch> layers;  // embedding and every block
+  gpu::PreparedDispatch lm_head, argmax;
+};
+
+bool Decoder::supported(const Model& model) {
+  if (!model.on_gpu()) return false;
+  const Config& c = model.config();
+  const gpu::Limits& limits = model.context()->limits();
+  return model.weights().token_embedding.size() == 1 && c.n_embd % 4 == 0 &&
+         c.head_dim() <= 256 && 256 % c.head_dim() == 0 &&
+         limits.max_storage_buffers_per_stage >= 8 && limits.max_workgroup_storage_bytes >= 8192;
+}
+
+Decoder::~Decoder() = default;
+
+Decoder::Decoder(const Model& model, KvCache& cache)
+    : plan_(std::make_unique<Plan>()), model_(model), cache_(cache) {
+  if (!supported(model)) throw Error("this model cannot use the GPU decode path");
+  if (cache.keys.size() != model.config().n_layer) throw Error("the KV cache belongs to another model");
+  const Config& c = model.config();
+  Plan& p = *plan_;
+  p.context = model.context();
+  auto empty = [&](Shape shape, DType dtype = DType::f32) {
+    return Tensor::empty_gpu(p.context, std::move(shape), dtype);
+  };
+  auto packed = [&](const Tensor& gamma, const Tensor& beta) {
+    std::vector<float> both = gamma.to_floats();
+    std::vector<float> second = beta.to_floats();
+    both.insert(both.end(), second.begin(), second.end());
+    return Tensor::from_floats(std::move(both), {2, c.n_embd}).to_gpu(p.context);
+  };
+  p.step = empty({2}, DType::u32);
+  p.x = empty({c.n_embd});
+  p.q = empty({c.n_embd});
+  p.z = empty({c.n_embd});
+  p.h = empty({4 * c.n_embd});
+  p.logits = empty({c.vocab_size});
+  for (const LayerWeights& w : model.weights().layers) {
+    p.ln1.push_back(packed(w.ln1_gamma, w.ln1_beta));
+    p.ln2.push_back(packed(w.ln2_gamma, w.ln2_beta));
+    p.probs.push_back(empty({c.n_head, c.n_ctx}));
+  }
+  p.ln_final = packed(model.weights().final_gamma, model.weights().final_beta);
+  record_layers();
+}
+
+void Decoder::record_layers() {
+  Plan& p = *plan_;
+  gpu::Context& context = *p.context;
+  const Config& c = model_.config();
+  const Weights& w = model_.weights();
+  auto range = [](const Tensor& t) {
+    return gpu::BufferRange(t.buffer(), t.offset() * 4, t.numel() * 4);
+  };
+  const float eps = c.layer_norm_epsilon;
+  const size_t width4 = c.n_embd / 4;
+
+  const uint32_t embed_params[] = {u32(c.n_embd)};
+  p.layers.push_back(context.prepare(
+      "decode_embed", embed_params,
+      {range(p.step), range(w.token_embedding[0]), range(w.position_embedding), range(p.x)},
+      {u32((c.n_embd + 255) / 256)}));
+  const uint32_t qkv_tx = column_threads(3 * width4);
+  const uint32_t qkv_params[] = {u32(c.n_embd), u32(3 * width4), qkv_tx, u32(c.head_dim()),
+                                 u32(c.n_ctx), bits(eps)};
+  const uint32_t attention_params[] = {u32(c.head_dim()), u32(c.n_ctx),
+                                       bits(1.0f / std::sqrt(static_cast<float>(c.head_dim())))};
+  const uint32_t proj_tx = column_threads(width4);
+  const uint32_t proj_params[] = {u32(c.n_embd), u32(width4), proj_tx};
+  const uint32_t up_tx = column_threads(4 * width4);
+  const uint32_t up_params[] = {u32(c.n_embd), u32(4 * width4), up_tx, bits(eps)};
+  const uint32_t down_params[] = {u32(4 * c.n_embd), u32(width4), proj_tx};
+  for (size_t layer = 0; layer < c.n_layer; ++layer) {
+    const LayerWeights& l = w.layers[layer];
+    p.layers.push_back(context.prepare(
+        "decode_qkv", qkv_params,
+        {range(p.step), range(p.x), range(p.ln1[layer]), range(l.qkv_weight), range(l.qkv_bias),
+         range(p.q), range(cache_.keys[layer]), range(cache_.values[layer])},
+        groups_for(3 * width4, qkv_tx)));
+    p.layers.push_back(context.prepare(
+        "decode_attention", attention_params,
+        {range(p.step), range(p.q), range(cache_.keys[layer]), range(cache_.values[layer]),
+         range(p.probs[layer]), range(p.z)},
+        {u32(c.n_head)}));
+    p.layers.push_back(context.prepare(
+        "decode_residual_gemv", proj_params,
+        {range(p.z), range(l.attn_proj_weight), range(l.attn_proj_bias), range(p.x)},
+        groups_for(width4, proj_tx)));
+    p.layers.push_back(context.prepare(
+        "decode_mlp_up", up_params,
+        {range(p.x), range(p.ln2[layer]), range(l.fc_weight), range(l.fc_bias), range(p.h)},
+        groups_for(4 * width4, up_tx)));
+    p.layers.push_back(context.prepare(
+        "decode_residual_gemv", down_params,
+        {range(p.h), range(l.mlp_proj_weight), range(l.mlp_proj_bias), range(p.x)},
+        groups_for(width4, proj_tx)));
+  }
+  const size_t rows = (c.vocab_size + 7) / 8;
+  const size_t max_groups = context.limits().max_workgroups_per_dimension;
+  const gpu::Workgroups head_groups{u32(std::min(rows, max_groups)),
+                                    u32((rows + max_groups - 1) / max_groups)};
+  const uint32_t head_params[] = {u32(width4), u32(c.vocab_size), bits(eps)};
+  p.lm_head = context.prepare(
+      "decode_lm_head", head_params,
+      {range(p.x), range(p.ln_final), range(w.token_embedding[0]), range(p.logits)}, head_groups);
+  const uint32_t argmax_params[] = {u32(c.vocab_size)};
+  p.argmax = context.prepare("decode_argmax", argmax_params, {range(p.logits), range(p.step)}, {1});
+}
+
+namespace {
+
+void check_room(const KvCache& cache, const Config& config, uint32_t token) {
+  if (cache.length() >= config.n_ctx) {
+    throw Error("the model's context of " + std::to_string(config.n_ctx) + " tokens is full");
+  }
+  if (token >= config.vocab_size) {
+    throw Error("token id " + std::to_string(token) + " is outside the vocabulary of " +
+                std::to_string(config.vocab_size));
+  }
+}
+
+}  // namespace
+
+uint32_t Decoder::step_greedy(uint32_t token) {
+  check_room(cache_, model_.config(), token);
+  Plan& p = *plan_;
+  const uint32_t state[] = {u32(cache_.length()), token};
+  p.context->write(p.step.buffer(), p.step.offset() * 4, std::as_bytes(std::span(state)));
+  gpu::Scope scope(*p.context);
+  for (const auto& dispatch : p.layers) p.context->dispatch(dispatch);
+  p.context->dispatch(p.lm_head);
+  p.context->dispatch(p.argmax);
+  const std::vector<std::byte> bytes = p.context->readback(p.step.buffer(), p.step.offset() * 4 + 4, 4);
+  ++cache_.length_;
+  uint32_t next;
+  std::memcpy(&next, bytes.data(), sizeof next);
+  return next;
+}
+
+std::vector<float> Decoder::step_logits(uint32_t token) {
+  check_room(cache_, model_.config(), token);
+  Plan& p = *plan_;
+  const uint32_t state[] = {u32(cache_.length()), token};
+  p.context->write(p.step.buffer(), p.step.offset() * 4, std::as_bytes(std::span(state)));
+  gpu::Scope scope(*p.context);
+  for (const auto& dispatch : p.layers) p.context->dispatch(dispatch);
+  p.context->dispatch(p.lm_head);
+  std::vector<float> logits = p.logits.to_floats();
+  ++cache_.length_;
+  return logits;
+}
+
+}  // namespace wgpt::model
