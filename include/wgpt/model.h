@@ -66,6 +66,7 @@ class KvCache {
 
  private:
   friend class Model;
+  friend class Decoder;
   std::vector<Tensor> keys, values;
   size_t length_ = 0;
 };
@@ -74,6 +75,15 @@ struct ForwardOptions {
   bool all_logits = true;         // logits for every position, else only the last
   bool capture_attention = false; // each layer's probabilities [n_head, t, kv_len]
   bool capture_hidden = false;    // n_layer + 1 hidden states, as HF's output_hidden_states
+  // The probe's per-block detail for blocks [0, detail_layers), plus the final LayerNorm's output
+  // when any: the names and shapes are in include/wgpt/probe.h's table.
+  size_t detail_layers = 0;
+};
+
+// A tensor of the forward pass under its probe capture name (include/wgpt/probe.h).
+struct NamedTensor {
+  std::string name;
+  Tensor tensor;
 };
 
 struct ForwardOutput {
@@ -81,6 +91,7 @@ struct ForwardOutput {
   std::vector<Tensor> attention;  // per layer, when captured
   // hidden[0] = embeddings, hidden[i] = output of block i-1, the last = after the final LayerNorm.
   std::vector<Tensor> hidden;
+  std::vector<NamedTensor> detail;  // in the order the pass computes them, when asked for
 };
 
 class Model {
