@@ -96,17 +96,18 @@ void expect_matches_golden(const model::Model& model, const std::filesystem::pat
   expect_close(recomputed, golden.at("greedy_logits_last").floats(), 1e-3f, "greedy_logits_last");
 }
 
-void expect_cache_matches_recompute(const model::Model& model, size_t prompt_length,
-                                    size_t steps) {
+void expect_cache_matches_recompute(const model::Model& model, size_t prompt_length, size_t steps) {
   const size_t vocab = model.config().vocab_size;
   std::vector<uint32_t> sequence;
-  for (size_t i = 0; i < prompt_length; ++i) sequence.push_back(static_cast<uint32_t>((i * 7 + 3) % vocab));
+  for (size_t i = 0; i < prompt_length; ++i)
+    sequence.push_back(static_cast<uint32_t>((i * 7 + 3) % vocab));
   model::KvCache cache = model.new_cache();
   std::vector<float> cached =
       model.forward(sequence, cache, {.all_logits = false}).logits.to_floats();
   for (size_t step = 0; step < steps; ++step) {
     model::KvCache fresh = model.new_cache();
-    const std::vector<float> full = model.forward(sequence, fresh, {.all_logits = false}).logits.to_floats();
+    const std::vector<float> full =
+        model.forward(sequence, fresh, {.all_logits = false}).logits.to_floats();
     expect_close(cached, full, 1e-4f, "step " + std::to_string(step) + " logits");
     const uint32_t next = argmax(cached);
     sequence.push_back(next);

@@ -25,14 +25,18 @@ struct BenchCommand {
 };
 
 struct Measurement {
-  std::string test;            // "pp512", "tg128"
-  size_t tokens = 0;           // per repetition
+  std::string test;             // "pp512", "tg128"
+  size_t tokens = 0;            // per repetition
   std::vector<double> seconds;  // one per repetition
-  gpu::Stats counted;          // counters over the last repetition
-  double per_token(uint64_t total) const { return static_cast<double>(total) / static_cast<double>(tokens); }
+  gpu::Stats counted;           // counters over the last repetition
+  double per_token(uint64_t total) const {
+    return static_cast<double>(total) / static_cast<double>(tokens);
+  }
 };
 
-double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); }
+double mean(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0) / v.size();
+}
 double stddev(const std::vector<double>& v) {
   if (v.size() < 2) return 0;
   const double m = mean(v);
@@ -71,7 +75,8 @@ Measurement measure(const std::string& test, size_t tokens, size_t repetitions,
     const gpu::Stats before = model.on_gpu() ? model.context()->stats() : gpu::Stats{};
     const auto start = std::chrono::steady_clock::now();
     body();
-    m.seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    m.seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (model.on_gpu()) m.counted = difference(model.context()->stats(), before);
     std::fprintf(stderr, "\r%s: repetition %zu/%zu", test.c_str(), r + 1, repetitions);
   }
@@ -106,12 +111,16 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
     prefill();
     const gpu::Stats before = model.on_gpu() ? model.context()->stats() : gpu::Stats{};
     const auto start = std::chrono::steady_clock::now();
-    for (size_t i = 0; i < tokens; ++i) {
-      next = decoder ? decoder->step_greedy(next)
-                     : argmax(model.forward(std::span(&next, 1), cache, {.all_logits = false})
-                                  .logits.to_floats());
+    if (decoder) {
+      next = decoder->greedy(next, tokens).back();
+    } else {
+      for (size_t i = 0; i < tokens; ++i) {
+        next = argmax(
+            model.forward(std::span(&next, 1), cache, {.all_logits = false}).logits.to_floats());
+      }
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (r == 0) continue;  // warm-up
     m.seconds.push_back(seconds);
     if (model.on_gpu()) m.counted = difference(model.context()->stats(), before);
@@ -124,10 +133,9 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
 void report(const BenchCommand& command, const model::Model& model,
             const std::vector<Measurement>& results) {
   const model::Config& c = model.config();
-  const std::string adapter =
-      model.on_gpu() ? model.context()->adapter_info().device + " (" +
-                           model.context()->adapter_info().backend + ")"
-                     : "CPU reference";
+  const std::string adapter = model.on_gpu() ? model.context()->adapter_info().device + " (" +
+                                                   model.context()->adapter_info().backend + ")"
+                                             : "CPU reference";
   const std::string name = command.config.empty() ? command.model_dir : command.config;
   if (command.output == "json") {
     nlohmann::json out = nlohmann::json::array();
@@ -157,15 +165,17 @@ void report(const BenchCommand& command, const model::Model& model,
   std::printf("model: %s, %.1fM params, %zu layers, %zu wide; backend: %s; adapter: %s\n\n",
               name.c_str(), static_cast<double>(c.parameter_count()) / 1e6, c.n_layer, c.n_embd,
               command.backend.c_str(), adapter.c_str());
-  std::printf("| test | t/s | ms/token | total ms | dispatches/tok | submits/tok | buffers/tok |\n");
+  std::printf(
+      "| test | t/s | ms/token | total ms | dispatches/tok | submits/tok | buffers/tok |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
   for (const Measurement& m : results) {
     std::vector<double> rates;
     for (double s : m.seconds) rates.push_back(static_cast<double>(m.tokens) / s);
     std::printf("| %s | %.1f ± %.1f | %.3f | %.2f | %.1f | %.2f | %.2f |\n", m.test.c_str(),
-                mean(rates), stddev(rates), 1000.0 * mean(m.seconds) / static_cast<double>(m.tokens),
-                1000.0 * mean(m.seconds), m.per_token(m.counted.dispatches),
-                m.per_token(m.counted.submits), m.per_token(m.counted.buffers_created));
+                mean(rates), stddev(rates),
+                1000.0 * mean(m.seconds) / static_cast<double>(m.tokens), 1000.0 * mean(m.seconds),
+                m.per_token(m.counted.dispatches), m.per_token(m.counted.submits),
+                m.per_token(m.counted.buffers_created));
   }
   if (model.on_gpu()) {
     std::printf("\nGPU memory allocated by wgpt: %.1f MiB\n",
@@ -180,18 +190,23 @@ void run(const BenchCommand& command) {
   if (command.repetitions == 0) throw Error("-r must be at least 1");
   std::shared_ptr<gpu::Context> context;
   if (command.backend == "gpu") context = gpu::Context::create();
-  std::fprintf(stderr, "loading %s...\n", command.config.empty() ? command.model_dir.c_str() : command.config.c_str());
-  const model::Model model = command.config.empty()
-                                 ? model::Model::load(command.model_dir, context)
-                                 : model::Model::random(model::named_config(command.config), 1, context);
+  std::fprintf(stderr, "loading %s...\n",
+               command.config.empty() ? command.model_dir.c_str() : command.config.c_str());
+  const model::Model model =
+      command.config.empty()
+          ? model::Model::load(command.model_dir, context)
+          : model::Model::random(model::named_config(command.config), 1, context);
   const size_t n_ctx = model.config().n_ctx;
   if (command.prompt_tokens > n_ctx || command.generate_prompt + command.generate_tokens > n_ctx) {
-    throw Error("the tests need more positions than the model's context of " + std::to_string(n_ctx));
+    throw Error("the tests need more positions than the model's context of " +
+                std::to_string(n_ctx));
   }
   std::vector<Measurement> results;
-  if (command.prompt_tokens) results.push_back(prompt_processing(model, command.prompt_tokens, command.repetitions));
+  if (command.prompt_tokens)
+    results.push_back(prompt_processing(model, command.prompt_tokens, command.repetitions));
   if (command.generate_tokens) {
-    results.push_back(token_generation(model, command.generate_prompt, command.generate_tokens, command.repetitions));
+    results.push_back(token_generation(model, command.generate_prompt, command.generate_tokens,
+                                       command.repetitions));
   }
   report(command, model, results);
 }
@@ -203,8 +218,9 @@ void add_bench_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "bench", "Measure prompt processing (ppN) and token generation (tgN) speed");
   sub->add_option("-m,--model", command->model_dir, "Model directory");
-  sub->add_option("--config", command->config,
-                  "Random weights of a named shape instead: gpt2, gpt2-medium, ... (no files needed)");
+  sub->add_option(
+      "--config", command->config,
+      "Random weights of a named shape instead: gpt2, gpt2-medium, ... (no files needed)");
   sub->add_option("--backend", command->backend, "cpu or gpu")
       ->check(CLI::IsMember({"cpu", "gpu"}))
       ->capture_default_str();

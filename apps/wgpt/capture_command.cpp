@@ -35,7 +35,9 @@ std::vector<uint32_t> parse_ids(const std::string& text) {
   return ids;
 }
 
-io::Shape shape_of(const Tensor& tensor) { return io::Shape(tensor.shape().begin(), tensor.shape().end()); }
+io::Shape shape_of(const Tensor& tensor) {
+  return io::Shape(tensor.shape().begin(), tensor.shape().end());
+}
 
 void run(const CaptureCommand& command) {
   LoadedModel loaded = load_model(command.model);
@@ -50,16 +52,18 @@ void run(const CaptureCommand& command) {
 
   std::vector<io::TensorData> tensors;
   const auto t = static_cast<int64_t>(ids.size());
-  tensors.push_back(io::TensorData::from_ints("input_ids", {t}, std::vector<int64_t>(ids.begin(), ids.end())));
-  tensors.push_back(io::TensorData::from_floats("logits", shape_of(out.logits), out.logits.to_floats()));
+  tensors.push_back(
+      io::TensorData::from_ints("input_ids", {t}, std::vector<int64_t>(ids.begin(), ids.end())));
+  tensors.push_back(
+      io::TensorData::from_floats("logits", shape_of(out.logits), out.logits.to_floats()));
   for (size_t layer = 0; layer < out.attention.size(); ++layer) {
     tensors.push_back(io::TensorData::from_floats("attn." + std::to_string(layer),
                                                   shape_of(out.attention[layer]),
                                                   out.attention[layer].to_floats()));
   }
   for (size_t i = 0; i < out.hidden.size(); ++i) {
-    tensors.push_back(io::TensorData::from_floats("hidden." + std::to_string(i),
-                                                  shape_of(out.hidden[i]), out.hidden[i].to_floats()));
+    tensors.push_back(io::TensorData::from_floats(
+        "hidden." + std::to_string(i), shape_of(out.hidden[i]), out.hidden[i].to_floats()));
   }
   io::Metadata metadata;
   if (!command.prompt.empty()) metadata["prompt"] = command.prompt;

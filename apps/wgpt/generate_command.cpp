@@ -21,7 +21,9 @@ struct GenerateCommand {
 void print_timings(const LoadedModel& loaded, const generate::GenerateResult& result) {
   const auto& t = result.timings;
   auto per_token = [](double ms, size_t n) { return n ? ms / static_cast<double>(n) : 0.0; };
-  auto per_second = [](double ms, size_t n) { return ms > 0 ? 1000.0 * static_cast<double>(n) / ms : 0.0; };
+  auto per_second = [](double ms, size_t n) {
+    return ms > 0 ? 1000.0 * static_cast<double>(n) / ms : 0.0;
+  };
   std::fprintf(stderr, "\nload:       %.1f ms\n", loaded.load_ms);
   std::fprintf(stderr, "prompt:     %zu tokens, %.2f ms/token, %.1f tok/s\n", t.prompt_tokens,
                per_token(t.prompt_ms, t.prompt_tokens), per_second(t.prompt_ms, t.prompt_tokens));
@@ -83,7 +85,8 @@ void run(const GenerateCommand& command) {
 
 void add_generate_command(CLI::App& app) {
   auto command = std::make_shared<GenerateCommand>();
-  CLI::App* sub = app.add_subcommand("generate", "Generate text from a prompt, streamed as it comes");
+  CLI::App* sub =
+      app.add_subcommand("generate", "Generate text from a prompt, streamed as it comes");
   add_model_options(*sub, command->model);
   sub->add_option("-p,--prompt", command->prompt, "The prompt text")->required();
   sub->add_option("-n,--tokens", command->tokens, "How many tokens to generate")

@@ -18,7 +18,8 @@ void copy_gpt2_tokenizer(const std::filesystem::path& model_dir) {
   const auto source = gpt2_tokenizer_dir();
   const auto vocab = source / "encoder.json", merges = source / "vocab.bpe";
   if (!std::filesystem::exists(vocab) || !std::filesystem::exists(merges)) {
-    throw Error("GPT-2 tokenizer files not found in " + source.string() + " (run scripts/setup.sh)");
+    throw Error("GPT-2 tokenizer files not found in " + source.string() +
+                " (run scripts/setup.sh)");
   }
   const auto overwrite = std::filesystem::copy_options::overwrite_existing;
   std::filesystem::copy_file(vocab, model_dir / "vocab.json", overwrite);
@@ -27,7 +28,8 @@ void copy_gpt2_tokenizer(const std::filesystem::path& model_dir) {
 
 void run(const InitCommand& command) {
   const model::Config config = model::named_config(command.config);
-  std::fprintf(stderr, "initialising %zu layers, %zu heads, %zu wide, %zu positions, vocab %zu "
+  std::fprintf(stderr,
+               "initialising %zu layers, %zu heads, %zu wide, %zu positions, vocab %zu "
                "(%.1fM parameters), seed %llu\n",
                config.n_layer, config.n_head, config.n_embd, config.n_ctx, config.vocab_size,
                static_cast<double>(config.parameter_count()) / 1e6,
@@ -38,7 +40,8 @@ void run(const InitCommand& command) {
   if (config.tokenizer == "gpt2-bpe") {
     copy_gpt2_tokenizer(command.output);
   } else {
-    std::fprintf(stderr, "note: vocabulary %zu is not GPT-2's: add a tokenizer (vocab.json) to %s\n",
+    std::fprintf(stderr,
+                 "note: vocabulary %zu is not GPT-2's: add a tokenizer (vocab.json) to %s\n",
                  config.vocab_size, command.output.c_str());
   }
 }

@@ -1,13 +1,15 @@
 #include "model_options.h"
 
-#include <chrono>
 #include <unistd.h>
+
+#include <chrono>
 
 namespace wgpt::cli {
 
 void add_model_options(CLI::App& command, ModelOptions& options) {
-  command.add_option("-m,--model", options.model_dir,
-                     "Model directory: config.json, model.safetensors or model.fzm, tokenizer files")
+  command
+      .add_option("-m,--model", options.model_dir,
+                  "Model directory: config.json, model.safetensors or model.fzm, tokenizer files")
       ->required();
   command.add_option("--backend", options.backend, "cpu (the reference) or gpu")
       ->check(CLI::IsMember({"cpu", "gpu"}))

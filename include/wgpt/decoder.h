@@ -5,6 +5,7 @@
 // in the same layout, so the two paths can alternate.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -16,8 +17,8 @@ namespace wgpt::model {
 class Decoder {
  public:
   // Whether `model` can take this path: on the GPU, the token table in one binding, widths that
-  // are multiples of 4, a head size that divides 256, 8 storage buffers per stage. Otherwise use
-  // Model::forward, which computes the same numbers with general ops.
+  // are multiples of 4 up to 2048, a head size that divides 256, 8 storage buffers per stage.
+  // Otherwise use Model::forward, which computes the same numbers with general ops.
   static bool supported(const Model& model);
 
   // Binds `cache` (which must belong to `model` and outlive this decoder).
@@ -31,10 +32,18 @@ class Decoder {
   uint32_t step_greedy(uint32_t token);
   // Runs `token` at position cache.length() and returns the next position's logits [vocab].
   std::vector<float> step_logits(uint32_t token);
+  // Greedy decoding after `token`: up to `count` tokens, each passed to `on_token` as it arrives
+  // (return false to stop). Two steps are kept in flight — the GPU feeds each chosen token to the
+  // next step itself, so step i+1 is submitted before step i's token reaches the host — which
+  // hides the host's encoding and the readback latency. The same tokens as step_greedy.
+  std::vector<uint32_t> greedy(uint32_t token, size_t count,
+                               const std::function<bool(uint32_t)>& on_token = {});
 
  private:
   struct Plan;
   void record_layers();
+  void record_step(bool choose_on_gpu);
+  void start(uint32_t token);
   std::unique_ptr<Plan> plan_;
   const Model& model_;
   KvCache& cache_;

@@ -56,7 +56,8 @@ uint32_t Sampler::next(std::span<const float> logits) {
       }
     }
   }
-  const double kept_total = std::accumulate(weights.begin(), weights.begin() + static_cast<ptrdiff_t>(nucleus), 0.0);
+  const double kept_total =
+      std::accumulate(weights.begin(), weights.begin() + static_cast<ptrdiff_t>(nucleus), 0.0);
   const double target = uniform() * kept_total;
   double running = 0;
   for (size_t i = 0; i < nucleus; ++i) {

@@ -103,7 +103,8 @@ WGPUBuffer Context::Impl::create_buffer(size_t size, api::BufferUsageFlags usage
   ++stats.buffers_created;
   stats.bytes_allocated += size;
   raise_errors("creating a buffer of " + std::to_string(size) + " bytes");
-  if (!buffer) throw Error("WebGPU: could not create a buffer of " + std::to_string(size) + " bytes");
+  if (!buffer)
+    throw Error("WebGPU: could not create a buffer of " + std::to_string(size) + " bytes");
   return buffer;
 }
 
@@ -198,7 +199,8 @@ std::shared_ptr<Context> Context::create(ContextOptions options) {
   throw Error("Context::create blocks, which the browser forbids: use Context::create_async");
 #else
   std::optional<Result<std::shared_ptr<Context>>> outcome;
-  create_async(options, [&](Result<std::shared_ptr<Context>> result) { outcome = std::move(result); });
+  create_async(options,
+               [&](Result<std::shared_ptr<Context>> result) { outcome = std::move(result); });
   if (!outcome) throw Error("WebGPU: device creation did not complete");
   return outcome->value();
 #endif
@@ -301,7 +303,8 @@ std::shared_ptr<PreparedState> Context::Impl::bind(std::string_view name,
   const Pipeline& entry = pipeline(name);
   const std::string kernel = "kernel '" + std::string(name) + "'";
   if (entry.bindings.has_params != !params.empty()) {
-    throw Error(kernel + (entry.bindings.has_params ? " needs parameters" : " takes no parameters"));
+    throw Error(kernel +
+                (entry.bindings.has_params ? " needs parameters" : " takes no parameters"));
   }
   if (buffers.size() != entry.bindings.storage_buffers) {
     throw Error(kernel + " takes " + std::to_string(entry.bindings.storage_buffers) +
@@ -343,7 +346,8 @@ std::shared_ptr<PreparedState> Context::Impl::bind(std::string_view name,
                   " or size is not a multiple of 4");
     }
     if (size > limits.max_storage_buffer_binding_size) {
-      throw Error(which + ": " + std::to_string(size) + " bytes exceed the device's binding limit of " +
+      throw Error(which + ": " + std::to_string(size) +
+                  " bytes exceed the device's binding limit of " +
                   std::to_string(limits.max_storage_buffer_binding_size));
     }
     WGPUBindGroupEntry storage{};
@@ -450,7 +454,8 @@ void Context::readback_many_async(
       impl_->handles, staging, round_up(std::max<size_t>(total, 4), 4), std::move(on_mapped));
 }
 
-std::vector<std::vector<std::byte>> Context::readback_many(const std::vector<BufferRange>& regions) {
+std::vector<std::vector<std::byte>> Context::readback_many(
+    const std::vector<BufferRange>& regions) {
 #ifdef __EMSCRIPTEN__
   (void)regions;
   throw Error("synchronous readback blocks, which the browser forbids: use readback_many_async");
@@ -483,7 +488,8 @@ void Context::finish() {
   impl_->check_usable();
   impl_->submit();
   std::string error;
-  api::wait(impl_->handles, api::queue_done_async(impl_->handles, [&](std::string e) { error = e; }));
+  api::wait(impl_->handles,
+            api::queue_done_async(impl_->handles, [&](std::string e) { error = e; }));
   if (!error.empty()) throw Error(error);
   impl_->raise_errors("while finishing");
 #endif

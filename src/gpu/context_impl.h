@@ -66,7 +66,8 @@ struct Context::Impl {
   void raise_errors(const std::string& context);
   // Checks a dispatch against its kernel and the device limits and builds its bind group.
   std::shared_ptr<PreparedState> bind(std::string_view name, std::span<const uint32_t> params,
-                                      const std::vector<BufferRange>& buffers, Workgroups workgroups);
+                                      const std::vector<BufferRange>& buffers,
+                                      Workgroups workgroups);
   void record(const PreparedState& prepared);
   void check_usable();
 };

@@ -73,7 +73,8 @@ struct Waitable {
 // Starts mapping `buffer` (the first `size` bytes) for reading. `done` runs with "" or an error.
 Waitable map_read_async(const DeviceHandles& handles, WGPUBuffer buffer, size_t size,
                         std::function<void(std::string error)> done);
-Waitable queue_done_async(const DeviceHandles& handles, std::function<void(std::string error)> done);
+Waitable queue_done_async(const DeviceHandles& handles,
+                          std::function<void(std::string error)> done);
 // Blocks until `waitable` has completed and its callback has run (native only; throws in the
 // browser, where nothing may block).
 void wait(const DeviceHandles& handles, Waitable waitable);

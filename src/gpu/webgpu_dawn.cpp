@@ -150,11 +150,10 @@ WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter, ErrorSink*
   descriptor.requiredLimits = &limits;  // the adapter's full limits, not WebGPU's defaults
   descriptor.requiredFeatureCount = features.size();
   descriptor.requiredFeatures = features.data();
-  descriptor.uncapturedErrorCallbackInfo.callback = [](WGPUDevice const*, WGPUErrorType,
-                                                       WGPUStringView message, void* userdata,
-                                                       void*) {
-    static_cast<ErrorSink*>(userdata)->report(to_string(message));
-  };
+  descriptor.uncapturedErrorCallbackInfo.callback =
+      [](WGPUDevice const*, WGPUErrorType, WGPUStringView message, void* userdata, void*) {
+        static_cast<ErrorSink*>(userdata)->report(to_string(message));
+      };
   descriptor.uncapturedErrorCallbackInfo.userdata1 = sink;
   descriptor.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
   descriptor.deviceLostCallbackInfo.callback = [](WGPUDevice const*, WGPUDeviceLostReason reason,
@@ -298,8 +297,7 @@ Waitable map_read_async(const DeviceHandles&, WGPUBuffer buffer, size_t size,
                         std::function<void(std::string)> done) {
   WGPUBufferMapCallbackInfo callback = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
   callback.mode = WGPUCallbackMode_AllowProcessEvents;
-  callback.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* userdata,
-                         void*) {
+  callback.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* userdata, void*) {
     std::unique_ptr<Completion> completion(static_cast<Completion*>(userdata));
     (*completion)(status == WGPUMapAsyncStatus_Success
                       ? std::string()

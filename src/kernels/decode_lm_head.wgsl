@@ -1,6 +1,8 @@
 // Decode step: the final LayerNorm and the tied LM head, logits[v] = LN_f(x) · wte[v]. The token
-// table is [vocab, width], so each logit is a dot product over a contiguous row: 32 threads share
-// a row (coalesced reads) and a workgroup covers 8 rows.
+// table is [vocab, width], so each logit is a dot product over a contiguous row; each thread takes
+// one row, reading it in vec4s (consecutive loads of a thread share cache lines). No reduction
+// across threads: on software adapters every workgroup barrier is costly, and here only the
+// LayerNorm statistics need them.
 struct Params {
   width4: u32,
   vocab: u32,
@@ -15,7 +17,7 @@ struct Params {
 
 //! include "decode_layernorm.wgsl"
 
-var<workgroup> row_sums: array<f32, 256>;
+var<workgroup> normalized: array<vec4<f32>, 512>;  // LN_f(x), for widths up to 2048
 
 @compute @workgroup_size(256)
 fn main(@builtin(local_invocation_index) local: u32,
@@ -23,26 +25,20 @@ fn main(@builtin(local_invocation_index) local: u32,
         @builtin(num_workgroups) groups: vec3<u32>) {
   let width = params.width4 * 4u;
   ln_statistics(local, width, params.eps);
-  let token = (group.y * groups.x + group.x) * 8u + local / 32u;
-  let lane = local % 32u;
-  var sum = 0.0;
-  if (token < params.vocab) {
-    for (var k4 = lane; k4 < params.width4; k4 += 32u) {
-      let k = k4 * 4u;
-      let normalized = vec4<f32>(ln_normalized(k, width), ln_normalized(k + 1u, width),
-                                 ln_normalized(k + 2u, width), ln_normalized(k + 3u, width));
-      sum += dot(normalized, wte[token * params.width4 + k4]);
-    }
-  }
-  row_sums[local] = sum;
-  for (var stride = 16u; stride > 0u; stride /= 2u) {
-    workgroupBarrier();
-    if (lane < stride) {
-      row_sums[local] += row_sums[local + stride];
-    }
+  for (var k4 = local; k4 < params.width4; k4 += 256u) {
+    let k = k4 * 4u;
+    normalized[k4] = vec4<f32>(ln_normalized(k, width), ln_normalized(k + 1u, width),
+                               ln_normalized(k + 2u, width), ln_normalized(k + 3u, width));
   }
   workgroupBarrier();
-  if (lane == 0u && token < params.vocab) {
-    logits[token] = row_sums[local];
+  let token = (group.y * groups.x + group.x) * 256u + local;
+  if (token >= params.vocab) {
+    return;
   }
+  var sum = vec4<f32>(0.0);
+  let row = token * params.width4;
+  for (var k4 = 0u; k4 < params.width4; k4++) {
+    sum += normalized[k4] * wte[row + k4];
+  }
+  logits[token] = sum.x + sum.y + sum.z + sum.w;
 }

@@ -94,8 +94,8 @@ std::string Config::to_json() const {
 
 size_t Config::parameter_count() const {
   const size_t c = n_embd;
-  const size_t per_layer = 2 * c + (c * 3 * c + 3 * c) + (c * c + c) + 2 * c +
-                           (c * 4 * c + 4 * c) + (4 * c * c + c);
+  const size_t per_layer =
+      2 * c + (c * 3 * c + 3 * c) + (c * c + c) + 2 * c + (c * 4 * c + 4 * c) + (4 * c * c + c);
   return vocab_size * c + n_ctx * c + n_layer * per_layer + 2 * c;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 namespace wgpt::model {
 namespace {
@@ -24,9 +25,7 @@ uint32_t column_threads(size_t columns4) {
   return tx;
 }
 
-gpu::Workgroups groups_for(size_t columns4, uint32_t tx) {
-  return {u32((columns4 + tx - 1) / tx)};
-}
+gpu::Workgroups groups_for(size_t columns4, uint32_t tx) { return {u32((columns4 + tx - 1) / tx)}; }
 
 }  // namespace
 
@@ -44,9 +43,9 @@ bool Decoder::supported(const Model& model) {
   if (!model.on_gpu()) return false;
   const Config& c = model.config();
   const gpu::Limits& limits = model.context()->limits();
-  return model.weights().token_embedding.size() == 1 && c.n_embd % 4 == 0 &&
+  return model.weights().token_embedding.size() == 1 && c.n_embd % 4 == 0 && c.n_embd <= 2048 &&
          c.head_dim() <= 256 && 256 % c.head_dim() == 0 &&
-         limits.max_storage_buffers_per_stage >= 8 && limits.max_workgroup_storage_bytes >= 8192;
+         limits.max_storage_buffers_per_stage >= 8 && limits.max_workgroup_storage_bytes >= 16384;
 }
 
 Decoder::~Decoder() = default;
@@ -54,7 +53,8 @@ Decoder::~Decoder() = default;
 Decoder::Decoder(const Model& model, KvCache& cache)
     : plan_(std::make_unique<Plan>()), model_(model), cache_(cache) {
   if (!supported(model)) throw Error("this model cannot use the GPU decode path");
-  if (cache.keys.size() != model.config().n_layer) throw Error("the KV cache belongs to another model");
+  if (cache.keys.size() != model.config().n_layer)
+    throw Error("the KV cache belongs to another model");
   const Config& c = model.config();
   Plan& p = *plan_;
   p.context = model.context();
@@ -99,8 +99,8 @@ void Decoder::record_layers() {
       {range(p.step), range(w.token_embedding[0]), range(w.position_embedding), range(p.x)},
       {u32((c.n_embd + 255) / 256)}));
   const uint32_t qkv_tx = column_threads(3 * width4);
-  const uint32_t qkv_params[] = {u32(c.n_embd), u32(3 * width4), qkv_tx, u32(c.head_dim()),
-                                 u32(c.n_ctx), bits(eps)};
+  const uint32_t qkv_params[] = {u32(c.n_embd),     u32(3 * width4), qkv_tx,
+                                 u32(c.head_dim()), u32(c.n_ctx),    bits(eps)};
   const uint32_t attention_params[] = {u32(c.head_dim()), u32(c.n_ctx),
                                        bits(1.0f / std::sqrt(static_cast<float>(c.head_dim())))};
   const uint32_t proj_tx = column_threads(width4);
@@ -115,11 +115,11 @@ void Decoder::record_layers() {
         {range(p.step), range(p.x), range(p.ln1[layer]), range(l.qkv_weight), range(l.qkv_bias),
          range(p.q), range(cache_.keys[layer]), range(cache_.values[layer])},
         groups_for(3 * width4, qkv_tx)));
-    p.layers.push_back(context.prepare(
-        "decode_attention", attention_params,
-        {range(p.step), range(p.q), range(cache_.keys[layer]), range(cache_.values[layer]),
-         range(p.probs[layer]), range(p.z)},
-        {u32(c.n_head)}));
+    p.layers.push_back(
+        context.prepare("decode_attention", attention_params,
+                        {range(p.step), range(p.q), range(cache_.keys[layer]),
+                         range(cache_.values[layer]), range(p.probs[layer]), range(p.z)},
+                        {u32(c.n_head)}));
     p.layers.push_back(context.prepare(
         "decode_residual_gemv", proj_params,
         {range(p.z), range(l.attn_proj_weight), range(l.attn_proj_bias), range(p.x)},
@@ -128,15 +128,15 @@ void Decoder::record_layers() {
         "decode_mlp_up", up_params,
         {range(p.x), range(p.ln2[layer]), range(l.fc_weight), range(l.fc_bias), range(p.h)},
         groups_for(4 * width4, up_tx)));
-    p.layers.push_back(context.prepare(
-        "decode_residual_gemv", down_params,
-        {range(p.h), range(l.mlp_proj_weight), range(l.mlp_proj_bias), range(p.x)},
-        groups_for(width4, proj_tx)));
+    p.layers.push_back(
+        context.prepare("decode_residual_gemv", down_params,
+                        {range(p.h), range(l.mlp_proj_weight), range(l.mlp_proj_bias), range(p.x)},
+                        groups_for(width4, proj_tx)));
   }
-  const size_t rows = (c.vocab_size + 7) / 8;
+  const size_t groups = (c.vocab_size + 255) / 256;  // one logit per thread
   const size_t max_groups = context.limits().max_workgroups_per_dimension;
-  const gpu::Workgroups head_groups{u32(std::min(rows, max_groups)),
-                                    u32((rows + max_groups - 1) / max_groups)};
+  const gpu::Workgroups head_groups{u32(std::min(groups, max_groups)),
+                                    u32((groups + max_groups - 1) / max_groups)};
   const uint32_t head_params[] = {u32(width4), u32(c.vocab_size), bits(eps)};
   p.lm_head = context.prepare(
       "decode_lm_head", head_params,
@@ -159,16 +159,27 @@ void check_room(const KvCache& cache, const Config& config, uint32_t token) {
 
 }  // namespace
 
-uint32_t Decoder::step_greedy(uint32_t token) {
+void Decoder::start(uint32_t token) {
   check_room(cache_, model_.config(), token);
   Plan& p = *plan_;
   const uint32_t state[] = {u32(cache_.length()), token};
   p.context->write(p.step.buffer(), p.step.offset() * 4, std::as_bytes(std::span(state)));
-  gpu::Scope scope(*p.context);
+}
+
+void Decoder::record_step(bool choose_on_gpu) {
+  Plan& p = *plan_;
   for (const auto& dispatch : p.layers) p.context->dispatch(dispatch);
   p.context->dispatch(p.lm_head);
-  p.context->dispatch(p.argmax);
-  const std::vector<std::byte> bytes = p.context->readback(p.step.buffer(), p.step.offset() * 4 + 4, 4);
+  if (choose_on_gpu) p.context->dispatch(p.argmax);
+}
+
+uint32_t Decoder::step_greedy(uint32_t token) {
+  start(token);
+  Plan& p = *plan_;
+  gpu::Scope scope(*p.context);
+  record_step(true);
+  const std::vector<std::byte> bytes =
+      p.context->readback(p.step.buffer(), p.step.offset() * 4 + 4, 4);
   ++cache_.length_;
   uint32_t next;
   std::memcpy(&next, bytes.data(), sizeof next);
@@ -176,16 +187,56 @@ uint32_t Decoder::step_greedy(uint32_t token) {
 }
 
 std::vector<float> Decoder::step_logits(uint32_t token) {
-  check_room(cache_, model_.config(), token);
+  start(token);
   Plan& p = *plan_;
-  const uint32_t state[] = {u32(cache_.length()), token};
-  p.context->write(p.step.buffer(), p.step.offset() * 4, std::as_bytes(std::span(state)));
   gpu::Scope scope(*p.context);
-  for (const auto& dispatch : p.layers) p.context->dispatch(dispatch);
-  p.context->dispatch(p.lm_head);
+  record_step(false);
   std::vector<float> logits = p.logits.to_floats();
   ++cache_.length_;
   return logits;
+}
+
+std::vector<uint32_t> Decoder::greedy(uint32_t token, size_t count,
+                                      const std::function<bool(uint32_t)>& on_token) {
+  Plan& p = *plan_;
+  const size_t room = model_.config().n_ctx - std::min(model_.config().n_ctx, cache_.length());
+  count = std::min(count, room);
+  std::vector<uint32_t> tokens;
+  if (count == 0) return tokens;
+  start(token);
+  // Results land here from readback callbacks; arrived[i] says step i's token is in.
+  std::vector<uint32_t> results(count);
+  std::vector<char> arrived(count, 0);
+  std::optional<Error> failure;
+  size_t submitted = 0;
+  auto submit = [&] {
+    const size_t index = submitted++;
+    gpu::Scope scope(*p.context);
+    record_step(true);
+    p.context->readback_async(p.step.buffer(), p.step.offset() * 4 + 4, 4,
+                              [&, index](Result<std::vector<std::byte>> bytes) {
+                                if (!bytes.ok()) {
+                                  failure = bytes.error();
+                                } else {
+                                  std::memcpy(&results[index], bytes.value().data(), 4);
+                                }
+                                arrived[index] = 1;
+                              });
+  };
+  submit();
+  for (size_t i = 0; i < count; ++i) {
+    if (submitted < count) submit();  // keep the next step in flight while waiting
+    while (!arrived[i]) p.context->poll();
+    if (failure) throw *failure;
+    ++cache_.length_;
+    tokens.push_back(results[i]);
+    if (on_token && !on_token(results[i])) break;
+  }
+  // A step still in flight wrote past the cache's length only; wait for it before returning.
+  for (size_t i = tokens.size(); i < submitted; ++i) {
+    while (!arrived[i]) p.context->poll();
+  }
+  return tokens;
 }
 
 }  // namespace wgpt::model

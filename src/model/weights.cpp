@@ -14,7 +14,8 @@ Shape to_shape(const io::Shape& shape) { return Shape(shape.begin(), shape.end()
 // A host tensor, or a GPU tensor written straight from `values` (no intermediate host copy).
 Tensor place(std::span<const float> values, const io::Shape& shape,
              const std::shared_ptr<gpu::Context>& context) {
-  if (!context) return Tensor::from_floats(std::vector<float>(values.begin(), values.end()), to_shape(shape));
+  if (!context)
+    return Tensor::from_floats(std::vector<float>(values.begin(), values.end()), to_shape(shape));
   Tensor tensor = Tensor::empty_gpu(context, to_shape(shape));
   context->write(tensor.buffer(), tensor.offset() * sizeof(float), std::as_bytes(values));
   return tensor;
@@ -42,19 +43,27 @@ Weights assemble(const Config& config, const std::map<std::string, std::span<con
                  const std::shared_ptr<gpu::Context>& context) {
   std::map<std::string, io::Shape> shapes;
   for (const auto& [name, shape] : parameter_shapes(config)) shapes[name] = shape;
-  auto get = [&](const std::string& name) { return place(values.at(name), shapes.at(name), context); };
+  auto get = [&](const std::string& name) {
+    return place(values.at(name), shapes.at(name), context);
+  };
   Weights weights;
   weights.token_embedding = place_token_table(values.at("wte.weight"), config, context);
   weights.position_embedding = get("wpe.weight");
   for (size_t layer = 0; layer < config.n_layer; ++layer) {
     const std::string p = "h." + std::to_string(layer) + ".";
     weights.layers.push_back({
-        get(p + "ln_1.weight"), get(p + "ln_1.bias"),
-        get(p + "attn.c_attn.weight"), get(p + "attn.c_attn.bias"),
-        get(p + "attn.c_proj.weight"), get(p + "attn.c_proj.bias"),
-        get(p + "ln_2.weight"), get(p + "ln_2.bias"),
-        get(p + "mlp.c_fc.weight"), get(p + "mlp.c_fc.bias"),
-        get(p + "mlp.c_proj.weight"), get(p + "mlp.c_proj.bias"),
+        get(p + "ln_1.weight"),
+        get(p + "ln_1.bias"),
+        get(p + "attn.c_attn.weight"),
+        get(p + "attn.c_attn.bias"),
+        get(p + "attn.c_proj.weight"),
+        get(p + "attn.c_proj.bias"),
+        get(p + "ln_2.weight"),
+        get(p + "ln_2.bias"),
+        get(p + "mlp.c_fc.weight"),
+        get(p + "mlp.c_fc.bias"),
+        get(p + "mlp.c_proj.weight"),
+        get(p + "mlp.c_proj.bias"),
     });
   }
   weights.final_gamma = get("ln_f.weight");
@@ -106,7 +115,8 @@ Model Model::from_tensors(const Config& config, const io::TensorFile& tensors,
   for (const auto& [name, shape] : parameter_shapes(config)) {
     const io::TensorData* found = tensors.find("transformer." + name);
     if (!found) found = tensors.find(name);
-    if (!found) throw Error("checkpoint has no tensor '" + name + "' (nor 'transformer." + name + "')");
+    if (!found)
+      throw Error("checkpoint has no tensor '" + name + "' (nor 'transformer." + name + "')");
     if (found->is_integer()) throw Error("tensor '" + name + "' holds integers, not weights");
     if (found->shape() != shape) {
       auto text = [](const io::Shape& s) {
@@ -155,10 +165,9 @@ std::vector<io::TensorData> Model::to_tensor_data() const {
   }
   ordered.push_back(weights_.position_embedding);
   for (const LayerWeights& l : weights_.layers) {
-    ordered.insert(ordered.end(),
-                   {l.ln1_gamma, l.ln1_beta, l.qkv_weight, l.qkv_bias, l.attn_proj_weight,
-                    l.attn_proj_bias, l.ln2_gamma, l.ln2_beta, l.fc_weight, l.fc_bias,
-                    l.mlp_proj_weight, l.mlp_proj_bias});
+    ordered.insert(ordered.end(), {l.ln1_gamma, l.ln1_beta, l.qkv_weight, l.qkv_bias,
+                                   l.attn_proj_weight, l.attn_proj_bias, l.ln2_gamma, l.ln2_beta,
+                                   l.fc_weight, l.fc_bias, l.mlp_proj_weight, l.mlp_proj_bias});
   }
   ordered.push_back(weights_.final_gamma);
   ordered.push_back(weights_.final_beta);

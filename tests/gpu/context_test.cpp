@@ -104,9 +104,8 @@ TEST(GpuContext, AsyncReadbackCompletesThroughPoll) {
   auto context = test::gpu_context();
   Buffer a = upload_floats(*context, {7, 8});
   std::optional<std::vector<float>> result;
-  context->readback_async(a, 0, 8, [&](Result<std::vector<std::byte>> bytes) {
-    result = to_floats(bytes.value());
-  });
+  context->readback_async(
+      a, 0, 8, [&](Result<std::vector<std::byte>> bytes) { result = to_floats(bytes.value()); });
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (!result && std::chrono::steady_clock::now() < deadline) {
     context->poll();

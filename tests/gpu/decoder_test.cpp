@@ -1,11 +1,12 @@
 // The fused GPU decode path computes what Model::forward computes, step after step.
+#include "wgpt/decoder.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "test_support.h"
-#include "wgpt/decoder.h"
 
 namespace wgpt::model {
 namespace {
@@ -45,15 +46,18 @@ TEST_P(DecoderParity, LogitsEqualTheGeneralForwardAtEveryStep) {
   for (int step = 0; step < 6; ++step) {
     const uint32_t token = argmax(expected);
     const std::vector<float> logits = decoder.step_logits(token);
-    expected = model.forward(std::span(&token, 1), reference, {.all_logits = false}).logits.to_floats();
+    expected =
+        model.forward(std::span(&token, 1), reference, {.all_logits = false}).logits.to_floats();
     ASSERT_EQ(logits.size(), expected.size());
     EXPECT_LE(max_difference(logits, expected), 1e-4f) << "step " << step;
     EXPECT_EQ(fast.length(), reference.length());
   }
   // The general path continues the cache the decoder wrote.
   const uint32_t token = argmax(expected);
-  const auto general = model.forward(std::span(&token, 1), fast, {.all_logits = false}).logits.to_floats();
-  expected = model.forward(std::span(&token, 1), reference, {.all_logits = false}).logits.to_floats();
+  const auto general =
+      model.forward(std::span(&token, 1), fast, {.all_logits = false}).logits.to_floats();
+  expected =
+      model.forward(std::span(&token, 1), reference, {.all_logits = false}).logits.to_floats();
   EXPECT_LE(max_difference(general, expected), 1e-4f);
 }
 
@@ -67,6 +71,29 @@ TEST_P(DecoderParity, GreedyIdsEqualHfTransformers) {
   std::vector<uint32_t> generated = {next};
   while (generated.size() < expected.size()) generated.push_back(next = decoder.step_greedy(next));
   EXPECT_EQ(generated, expected);
+}
+
+TEST_P(DecoderParity, PipelinedGreedyGivesTheSameTokensAndStopsWhenAsked) {
+  const Model model = Model::load(fixture(GetParam()), test::gpu_context());
+  const std::vector<uint32_t> prompt = golden_ids(GetParam(), "input_ids");
+  const std::vector<uint32_t> expected = golden_ids(GetParam(), "greedy_ids");
+  KvCache cache = model.new_cache();
+  const uint32_t first =
+      argmax(model.forward(prompt, cache, {.all_logits = false}).logits.to_floats());
+  Decoder decoder(model, cache);
+  std::vector<uint32_t> generated = {first};
+  const std::vector<uint32_t> rest = decoder.greedy(first, expected.size() - 1);
+  generated.insert(generated.end(), rest.begin(), rest.end());
+  EXPECT_EQ(generated, expected);
+  EXPECT_EQ(cache.length(), prompt.size() + expected.size() - 1);
+
+  cache.clear();
+  model.forward(prompt, cache, {.all_logits = false});
+  size_t seen = 0;
+  const std::vector<uint32_t> stopped =
+      decoder.greedy(first, 10, [&](uint32_t) { return ++seen < 3; });
+  EXPECT_EQ(stopped, std::vector<uint32_t>(expected.begin() + 1, expected.begin() + 4));
+  EXPECT_EQ(cache.length(), prompt.size() + 3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, DecoderParity, testing::Values("char-tiny", "gpt2-tiny"));
