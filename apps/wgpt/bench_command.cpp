@@ -22,6 +22,7 @@ struct BenchCommand {
   size_t generate_prompt = 16;
   size_t repetitions = 5;
   std::string output = "md";
+  bool profile = false;
 };
 
 struct Measurement {
@@ -183,6 +184,33 @@ void report(const BenchCommand& command, const model::Model& model,
   }
 }
 
+// GPU time per decode step by kernel family (see Decoder::kernel_times).
+void profile_decode(const model::Model& model) {
+  if (!model::Decoder::supported(model)) {
+    std::printf("\n(--profile needs the GPU decode path, which this model cannot take)\n");
+    return;
+  }
+  model::KvCache cache = model.new_cache();
+  const std::vector<uint32_t> prompt =
+      bench_ids(std::min<size_t>(256, model.config().n_ctx / 2), model.config().vocab_size);
+  model.forward(prompt, cache, {.all_logits = false});
+  model::Decoder decoder(model, cache);
+  const auto times = decoder.kernel_times(200);
+  double total = 0;
+  for (const auto& t : times) total += t.microseconds * static_cast<double>(t.per_step);
+  std::printf(
+      "\nGPU time of one decode step at position %zu, by kernel family (each dispatched 200 times "
+      "back to back):\n\n| kernel | per step | µs each | µs per step | share "
+      "|\n|---|---:|---:|---:|---:|\n",
+      cache.length());
+  for (const auto& t : times) {
+    const double step = t.microseconds * static_cast<double>(t.per_step);
+    std::printf("| %s | %zu | %.2f | %.1f | %.0f%% |\n", t.kernel.c_str(), t.per_step,
+                t.microseconds, step, 100.0 * step / total);
+  }
+  std::printf("| total | | | %.1f | |\n", total);
+}
+
 void run(const BenchCommand& command) {
   if (command.model_dir.empty() == command.config.empty()) {
     throw Error("give exactly one of -m DIR or --config NAME");
@@ -209,6 +237,7 @@ void run(const BenchCommand& command) {
                                        command.repetitions));
   }
   report(command, model, results);
+  if (command.profile) profile_decode(model);
 }
 
 }  // namespace
@@ -235,6 +264,8 @@ void add_bench_command(CLI::App& app) {
   sub->add_option("-o,--output", command->output, "md or json")
       ->check(CLI::IsMember({"md", "json"}))
       ->capture_default_str();
+  sub->add_flag("--profile", command->profile,
+                "Also show where a decode step's GPU time goes, by kernel family");
   sub->callback([command] { run(*command); });
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "wgpt/gpu.h"
@@ -38,6 +39,17 @@ class Decoder {
   // hides the host's encoding and the readback latency. The same tokens as step_greedy.
   std::vector<uint32_t> greedy(uint32_t token, size_t count,
                                const std::function<bool(uint32_t)>& on_token = {});
+
+  // Where a step's GPU time goes: each kernel family of the step (layer 0's instance for the
+  // per-layer ones) dispatched `repeats` times back to back, timed on the host around one submit
+  // and wait. The time per dispatch includes the device's cost of a dependent dispatch, as in a
+  // real step. Native only; leaves the cache as it was.
+  struct KernelTime {
+    std::string kernel;
+    size_t per_step = 0;      // dispatches of this family in one step
+    double microseconds = 0;  // per dispatch
+  };
+  std::vector<KernelTime> kernel_times(size_t repeats);
 
  private:
   struct Plan;

@@ -1,6 +1,7 @@
 #include "wgpt/decoder.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -237,6 +238,44 @@ std::vector<uint32_t> Decoder::greedy(uint32_t token, size_t count,
     while (!arrived[i]) p.context->poll();
   }
   return tokens;
+}
+
+}  // namespace wgpt::model
+
+namespace wgpt::model {
+
+std::vector<Decoder::KernelTime> Decoder::kernel_times(size_t repeats) {
+  Plan& p = *plan_;
+  const size_t layers = model_.config().n_layer;
+  // layers = [embed, then per block: qkv, attention, attention projection, mlp up, mlp down].
+  const std::vector<std::pair<std::string, const gpu::PreparedDispatch*>> families = {
+      {"embedding", &p.layers[0]},           {"ln1 + qkv + kv append", &p.layers[1]},
+      {"attention", &p.layers[2]},           {"attention projection + residual", &p.layers[3]},
+      {"ln2 + mlp up + gelu", &p.layers[4]}, {"mlp down + residual", &p.layers[5]},
+      {"ln_f + lm head", &p.lm_head},        {"argmax", &p.argmax},
+  };
+  const uint32_t position =
+      static_cast<uint32_t>(std::min(cache_.length(), model_.config().n_ctx - 1));
+  std::vector<KernelTime> times;
+  for (const auto& [kernel, dispatch] : families) {
+    const uint32_t state[] = {position, 0};
+    p.context->write(p.step.buffer(), p.step.offset() * 4, std::as_bytes(std::span(state)));
+    p.context->finish();
+    const auto start = std::chrono::steady_clock::now();
+    {
+      gpu::Scope scope(*p.context);
+      // argmax advances the position: reset it between repeats would need a write per repeat,
+      // so the repeats of argmax run at growing positions, which it does not read.
+      for (size_t i = 0; i < repeats; ++i) p.context->dispatch(*dispatch);
+    }
+    p.context->finish();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const size_t per_step =
+        kernel == "embedding" || kernel == "ln_f + lm head" || kernel == "argmax" ? 1 : layers;
+    times.push_back({kernel, per_step, 1e6 * seconds / static_cast<double>(repeats)});
+  }
+  return times;
 }
 
 }  // namespace wgpt::model
