@@ -1,12 +1,13 @@
-// Decode step, last kernel: greedy choice of the next token on the GPU, the first maximum on ties
-// (as HF), written into the step buffer [position, token] with the position advanced, so the next
-// step needs nothing from the host.
+// Decode step, last kernel: the greedy choice among the LM head's per-workgroup candidates
+// [candidates, 2] (value bits, index) — the largest logit, the lowest index on ties, as HF —
+// written into the step buffer [position, token] with the position advanced, so the next step
+// needs nothing from the host.
 struct Params {
-  vocab: u32,
+  candidates: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> logits: array<f32>;
+@group(0) @binding(1) var<storage, read> best: array<u32>;
 @group(0) @binding(2) var<storage, read_write> step: array<u32>;
 
 var<workgroup> best_value: array<f32, 256>;
@@ -16,11 +17,13 @@ var<workgroup> best_index: array<u32, 256>;
 fn main(@builtin(local_invocation_index) local: u32) {
   var value = bitcast<f32>(0xff7fffffu);  // the lowest finite f32
   var index = 0xffffffffu;
-  // Each thread walks its indices in increasing order: strict > keeps the first maximum.
-  for (var i = local; i < params.vocab; i += 256u) {
-    if (logits[i] > value || index == 0xffffffffu) {
-      value = logits[i];
-      index = i;
+  for (var c = local; c < params.candidates; c += 256u) {
+    let candidate = bitcast<f32>(best[c * 2u]);
+    let at = best[c * 2u + 1u];
+    // Candidates come in increasing index order per thread: strict > keeps the lowest on ties.
+    if (at != 0xffffffffu && (index == 0xffffffffu || candidate > value)) {
+      value = candidate;
+      index = at;
     }
   }
   best_value[local] = value;
@@ -30,8 +33,9 @@ fn main(@builtin(local_invocation_index) local: u32) {
     if (local < stride) {
       let other_value = best_value[local + stride];
       let other_index = best_index[local + stride];
-      let mine = best_value[local];
-      if (other_value > mine || (other_value == mine && other_index < best_index[local])) {
+      if (other_index != 0xffffffffu &&
+          (best_index[local] == 0xffffffffu || other_value > best_value[local] ||
+           (other_value == best_value[local] && other_index < best_index[local]))) {
         best_value[local] = other_value;
         best_index[local] = other_index;
       }

@@ -1,8 +1,8 @@
-// Decode step: the final LayerNorm and the tied LM head, logits[v] = LN_f(x) · wte[v]. The token
-// table is [vocab, width], so each logit is a dot product over a contiguous row; each thread takes
-// one row, reading it in vec4s (consecutive loads of a thread share cache lines). No reduction
-// across threads: on software adapters every workgroup barrier is costly, and here only the
-// LayerNorm statistics need them.
+// Decode step: the final LayerNorm and the tied LM head, logits[v] = LN_f(x) · wte[v], and each
+// workgroup's greedy candidate. The token table is [vocab, width], so each logit is a dot product
+// over a contiguous row: 8 threads share a row (reading 128 contiguous bytes per step), 32 rows
+// at a time, 256 rows per workgroup. The candidate — the workgroup's largest logit, the lowest
+// index on ties — goes to `best` [workgroups, 2] for decode_argmax to finish.
 struct Params {
   width4: u32,
   vocab: u32,
@@ -14,10 +14,14 @@ struct Params {
 @group(0) @binding(2) var<storage, read> ln_params: array<f32>;
 @group(0) @binding(3) var<storage, read> wte: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> logits: array<f32>;
+@group(0) @binding(5) var<storage, read_write> best: array<u32>;
 
 //! include "decode_layernorm.wgsl"
 
 var<workgroup> normalized: array<vec4<f32>, 512>;  // LN_f(x), for widths up to 2048
+var<workgroup> row_sums: array<f32, 256>;
+var<workgroup> best_value: array<f32, 256>;
+var<workgroup> best_index: array<u32, 256>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(local_invocation_index) local: u32,
@@ -30,15 +34,55 @@ fn main(@builtin(local_invocation_index) local: u32,
     normalized[k4] = vec4<f32>(ln_normalized(k, width), ln_normalized(k + 1u, width),
                                ln_normalized(k + 2u, width), ln_normalized(k + 3u, width));
   }
+  let workgroup = group.y * groups.x + group.x;
+  let lane = local % 8u;
+  var value = bitcast<f32>(0xff7fffffu);  // the lowest finite f32
+  var index = 0xffffffffu;
+  for (var batch = 0u; batch < 8u; batch++) {
+    let token = workgroup * 256u + batch * 32u + local / 8u;
+    var sum = vec4<f32>(0.0);
+    workgroupBarrier();  // publishes `normalized`; the previous batch's sums are read
+    if (token < params.vocab) {
+      for (var k4 = lane; k4 < params.width4; k4 += 8u) {
+        sum += normalized[k4] * wte[token * params.width4 + k4];
+      }
+    }
+    row_sums[local] = sum.x + sum.y + sum.z + sum.w;
+    for (var stride = 4u; stride > 0u; stride /= 2u) {
+      workgroupBarrier();
+      if (lane < stride) {
+        row_sums[local] += row_sums[local + stride];
+      }
+    }
+    workgroupBarrier();
+    if (lane == 0u && token < params.vocab) {
+      let logit = row_sums[local];
+      logits[token] = logit;
+      // Rows of a thread come in increasing order: strict > keeps the lowest index on ties.
+      if (logit > value || index == 0xffffffffu) {
+        value = logit;
+        index = token;
+      }
+    }
+  }
+  best_value[local] = value;
+  best_index[local] = index;
+  for (var stride = 128u; stride > 0u; stride /= 2u) {
+    workgroupBarrier();
+    if (local < stride) {
+      let other_value = best_value[local + stride];
+      let other_index = best_index[local + stride];
+      if (other_index != 0xffffffffu &&
+          (best_index[local] == 0xffffffffu || other_value > best_value[local] ||
+           (other_value == best_value[local] && other_index < best_index[local]))) {
+        best_value[local] = other_value;
+        best_index[local] = other_index;
+      }
+    }
+  }
   workgroupBarrier();
-  let token = (group.y * groups.x + group.x) * 256u + local;
-  if (token >= params.vocab) {
-    return;
+  if (local == 0u) {
+    best[workgroup * 2u] = bitcast<u32>(best_value[0]);
+    best[workgroup * 2u + 1u] = best_index[0];
   }
-  var sum = vec4<f32>(0.0);
-  let row = token * params.width4;
-  for (var k4 = 0u; k4 < params.width4; k4++) {
-    sum += normalized[k4] * wte[row + k4];
-  }
-  logits[token] = sum.x + sum.y + sum.z + sum.w;
 }

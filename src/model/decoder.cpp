@@ -34,6 +34,8 @@ struct Decoder::Plan {
   std::shared_ptr<gpu::Context> context;
   Tensor step;  // u32 [position, token]
   Tensor x, q, z, h, logits;
+  Tensor attention_partials;            // per (head, chunk of 64 keys): max, sum, head_dim outputs
+  Tensor candidates;                    // the LM head's per-workgroup greedy candidates
   std::vector<Tensor> ln1, ln2, probs;  // per layer; ln packed [gamma; beta]
   Tensor ln_final;
   std::vector<gpu::PreparedDispatch> layers;  // embedding and every block
@@ -74,6 +76,8 @@ Decoder::Decoder(const Model& model, KvCache& cache)
   p.z = empty({c.n_embd});
   p.h = empty({4 * c.n_embd});
   p.logits = empty({c.vocab_size});
+  p.attention_partials = empty({c.n_head, (c.n_ctx + 63) / 64, c.head_dim() + 2});
+  p.candidates = empty({(c.vocab_size + 255) / 256, 2}, DType::u32);
   for (const LayerWeights& w : model.weights().layers) {
     p.ln1.push_back(packed(w.ln1_gamma, w.ln1_beta));
     p.ln2.push_back(packed(w.ln2_gamma, w.ln2_beta));
@@ -102,8 +106,11 @@ void Decoder::record_layers() {
   const uint32_t qkv_tx = column_threads(3 * width4);
   const uint32_t qkv_params[] = {u32(c.n_embd),     u32(3 * width4), qkv_tx,
                                  u32(c.head_dim()), u32(c.n_ctx),    bits(eps)};
-  const uint32_t attention_params[] = {u32(c.head_dim()), u32(c.n_ctx),
-                                       bits(1.0f / std::sqrt(static_cast<float>(c.head_dim())))};
+  const size_t chunks = (c.n_ctx + 63) / 64;
+  const uint32_t chunk_params[] = {u32(c.head_dim()), u32(c.n_ctx),
+                                   bits(1.0f / std::sqrt(static_cast<float>(c.head_dim()))),
+                                   u32(chunks)};
+  const uint32_t combine_params[] = {u32(c.head_dim()), u32(c.n_ctx), u32(chunks)};
   const uint32_t proj_tx = column_threads(width4);
   const uint32_t proj_params[] = {u32(c.n_embd), u32(width4), proj_tx};
   const uint32_t up_tx = column_threads(4 * width4);
@@ -116,11 +123,15 @@ void Decoder::record_layers() {
         {range(p.step), range(p.x), range(p.ln1[layer]), range(l.qkv_weight), range(l.qkv_bias),
          range(p.q), range(cache_.keys[layer]), range(cache_.values[layer])},
         groups_for(3 * width4, qkv_tx)));
-    p.layers.push_back(
-        context.prepare("decode_attention", attention_params,
-                        {range(p.step), range(p.q), range(cache_.keys[layer]),
-                         range(cache_.values[layer]), range(p.probs[layer]), range(p.z)},
-                        {u32(c.n_head)}));
+    p.layers.push_back(context.prepare(
+        "decode_attention_chunk", chunk_params,
+        {range(p.step), range(p.q), range(cache_.keys[layer]), range(cache_.values[layer]),
+         range(p.probs[layer]), range(p.attention_partials)},
+        {u32(c.n_head), u32(chunks)}));
+    p.layers.push_back(context.prepare(
+        "decode_attention_combine", combine_params,
+        {range(p.step), range(p.attention_partials), range(p.probs[layer]), range(p.z)},
+        {u32(c.n_head)}));
     p.layers.push_back(context.prepare(
         "decode_residual_gemv", proj_params,
         {range(p.z), range(l.attn_proj_weight), range(l.attn_proj_bias), range(p.x)},
@@ -134,16 +145,18 @@ void Decoder::record_layers() {
                         {range(p.h), range(l.mlp_proj_weight), range(l.mlp_proj_bias), range(p.x)},
                         groups_for(width4, proj_tx)));
   }
-  const size_t groups = (c.vocab_size + 255) / 256;  // one logit per thread
+  const size_t groups = (c.vocab_size + 255) / 256;  // 256 logits per workgroup
   const size_t max_groups = context.limits().max_workgroups_per_dimension;
   const gpu::Workgroups head_groups{u32(std::min(groups, max_groups)),
                                     u32((groups + max_groups - 1) / max_groups)};
   const uint32_t head_params[] = {u32(width4), u32(c.vocab_size), bits(eps)};
-  p.lm_head = context.prepare(
-      "decode_lm_head", head_params,
-      {range(p.x), range(p.ln_final), range(w.token_embedding[0]), range(p.logits)}, head_groups);
-  const uint32_t argmax_params[] = {u32(c.vocab_size)};
-  p.argmax = context.prepare("decode_argmax", argmax_params, {range(p.logits), range(p.step)}, {1});
+  p.lm_head = context.prepare("decode_lm_head", head_params,
+                              {range(p.x), range(p.ln_final), range(w.token_embedding[0]),
+                               range(p.logits), range(p.candidates)},
+                              head_groups);
+  const uint32_t argmax_params[] = {u32(groups)};
+  p.argmax =
+      context.prepare("decode_argmax", argmax_params, {range(p.candidates), range(p.step)}, {1});
 }
 
 namespace {

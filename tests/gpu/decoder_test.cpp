@@ -111,7 +111,7 @@ TEST(Decoder, AGreedyStepIsOneSubmitOneWaitAndNoNewBuffers) {
   EXPECT_EQ(after.submits - before.submits, 5u);
   EXPECT_EQ(after.fence_waits - before.fence_waits, 5u);
   EXPECT_EQ(after.buffers_created, before.buffers_created);
-  EXPECT_EQ(after.dispatches - before.dispatches, 5u * (3 + 5 * model.config().n_layer));
+  EXPECT_EQ(after.dispatches - before.dispatches, 5u * (3 + 6 * model.config().n_layer));
 }
 
 TEST(Decoder, RefusesAFullContextAndBadIds) {
