@@ -1,7 +1,7 @@
 // Decode step: the final LayerNorm and the tied LM head, logits[v] = LN_f(x) · wte[v], and each
 // workgroup's greedy candidate. The token table is [vocab, width], so each logit is a dot product
 // over a contiguous row: 8 threads share a row (reading 128 contiguous bytes per step), 32 rows
-// at a time, 256 rows per workgroup. The candidate — the workgroup's largest logit, the lowest
+// per workgroup — many workgroups, to keep enough reads in flight. The candidate — the workgroup's largest logit, the lowest
 // index on ties — goes to `best` [workgroups, 2] for decode_argmax to finish.
 struct Params {
   width4: u32,
@@ -36,34 +36,28 @@ fn main(@builtin(local_invocation_index) local: u32,
   }
   let workgroup = group.y * groups.x + group.x;
   let lane = local % 8u;
+  let token = workgroup * 32u + local / 8u;
+  var sum = vec4<f32>(0.0);
+  workgroupBarrier();  // publishes `normalized`
+  if (token < params.vocab) {
+    for (var k4 = lane; k4 < params.width4; k4 += 8u) {
+      sum += normalized[k4] * wte[token * params.width4 + k4];
+    }
+  }
+  row_sums[local] = sum.x + sum.y + sum.z + sum.w;
+  for (var stride = 4u; stride > 0u; stride /= 2u) {
+    workgroupBarrier();
+    if (lane < stride) {
+      row_sums[local] += row_sums[local + stride];
+    }
+  }
+  workgroupBarrier();
   var value = bitcast<f32>(0xff7fffffu);  // the lowest finite f32
   var index = 0xffffffffu;
-  for (var batch = 0u; batch < 8u; batch++) {
-    let token = workgroup * 256u + batch * 32u + local / 8u;
-    var sum = vec4<f32>(0.0);
-    workgroupBarrier();  // publishes `normalized`; the previous batch's sums are read
-    if (token < params.vocab) {
-      for (var k4 = lane; k4 < params.width4; k4 += 8u) {
-        sum += normalized[k4] * wte[token * params.width4 + k4];
-      }
-    }
-    row_sums[local] = sum.x + sum.y + sum.z + sum.w;
-    for (var stride = 4u; stride > 0u; stride /= 2u) {
-      workgroupBarrier();
-      if (lane < stride) {
-        row_sums[local] += row_sums[local + stride];
-      }
-    }
-    workgroupBarrier();
-    if (lane == 0u && token < params.vocab) {
-      let logit = row_sums[local];
-      logits[token] = logit;
-      // Rows of a thread come in increasing order: strict > keeps the lowest index on ties.
-      if (logit > value || index == 0xffffffffu) {
-        value = logit;
-        index = token;
-      }
-    }
+  if (lane == 0u && token < params.vocab) {
+    value = row_sums[local];
+    index = token;
+    logits[token] = value;
   }
   best_value[local] = value;
   best_index[local] = index;

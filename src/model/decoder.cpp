@@ -77,7 +77,7 @@ Decoder::Decoder(const Model& model, KvCache& cache)
   p.h = empty({4 * c.n_embd});
   p.logits = empty({c.vocab_size});
   p.attention_partials = empty({c.n_head, (c.n_ctx + 63) / 64, c.head_dim() + 2});
-  p.candidates = empty({(c.vocab_size + 255) / 256, 2}, DType::u32);
+  p.candidates = empty({(c.vocab_size + 31) / 32, 2}, DType::u32);
   for (const LayerWeights& w : model.weights().layers) {
     p.ln1.push_back(packed(w.ln1_gamma, w.ln1_beta));
     p.ln2.push_back(packed(w.ln2_gamma, w.ln2_beta));
@@ -145,7 +145,7 @@ void Decoder::record_layers() {
                         {range(p.h), range(l.mlp_proj_weight), range(l.mlp_proj_bias), range(p.x)},
                         groups_for(width4, proj_tx)));
   }
-  const size_t groups = (c.vocab_size + 255) / 256;  // 256 logits per workgroup
+  const size_t groups = (c.vocab_size + 31) / 32;  // 32 logits per workgroup
   const size_t max_groups = context.limits().max_workgroups_per_dimension;
   const gpu::Workgroups head_groups{u32(std::min(groups, max_groups)),
                                     u32((groups + max_groups - 1) / max_groups)};
@@ -259,18 +259,29 @@ namespace wgpt::model {
 
 std::vector<Decoder::KernelTime> Decoder::kernel_times(size_t repeats) {
   Plan& p = *plan_;
-  const size_t layers = model_.config().n_layer;
-  // layers = [embed, then per block: qkv, attention, attention projection, mlp up, mlp down].
-  const std::vector<std::pair<std::string, const gpu::PreparedDispatch*>> families = {
-      {"embedding", &p.layers[0]},           {"ln1 + qkv + kv append", &p.layers[1]},
-      {"attention", &p.layers[2]},           {"attention projection + residual", &p.layers[3]},
-      {"ln2 + mlp up + gelu", &p.layers[4]}, {"mlp down + residual", &p.layers[5]},
-      {"ln_f + lm head", &p.lm_head},        {"argmax", &p.argmax},
+  // layers = [embed, then per block: qkv, attention chunks, attention combine, attention
+  // projection, mlp up, mlp down]; each family once per step or once per block.
+  const size_t blocks = model_.config().n_layer;
+  struct Family {
+    const char* name;
+    const gpu::PreparedDispatch* dispatch;
+    size_t per_step;
+  };
+  const std::vector<Family> families = {
+      {"embedding", &p.layers[0], 1},
+      {"ln1 + qkv + kv append", &p.layers[1], blocks},
+      {"attention: chunks of 64 keys", &p.layers[2], blocks},
+      {"attention: combine", &p.layers[3], blocks},
+      {"attention projection + residual", &p.layers[4], blocks},
+      {"ln2 + mlp up + gelu", &p.layers[5], blocks},
+      {"mlp down + residual", &p.layers[6], blocks},
+      {"ln_f + lm head + candidates", &p.lm_head, 1},
+      {"argmax", &p.argmax, 1},
   };
   const uint32_t position =
       static_cast<uint32_t>(std::min(cache_.length(), model_.config().n_ctx - 1));
   std::vector<KernelTime> times;
-  for (const auto& [kernel, dispatch] : families) {
+  for (const Family& family : families) {
     const uint32_t state[] = {position, 0};
     p.context->write(p.step.buffer(), p.step.offset() * 4, std::as_bytes(std::span(state)));
     p.context->finish();
@@ -279,14 +290,12 @@ std::vector<Decoder::KernelTime> Decoder::kernel_times(size_t repeats) {
       gpu::Scope scope(*p.context);
       // argmax advances the position: reset it between repeats would need a write per repeat,
       // so the repeats of argmax run at growing positions, which it does not read.
-      for (size_t i = 0; i < repeats; ++i) p.context->dispatch(*dispatch);
+      for (size_t i = 0; i < repeats; ++i) p.context->dispatch(*family.dispatch);
     }
     p.context->finish();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const size_t per_step =
-        kernel == "embedding" || kernel == "ln_f + lm head" || kernel == "argmax" ? 1 : layers;
-    times.push_back({kernel, per_step, 1e6 * seconds / static_cast<double>(repeats)});
+    times.push_back({family.name, family.per_step, 1e6 * seconds / static_cast<double>(repeats)});
   }
   return times;
 }
