@@ -1,15 +1,8 @@
-#include <chrono>
-
+#include "generate/generation.h"
+#include "wgpt/decoder.h"
 #include "wgpt/generate.h"
 
 namespace wgpt::generate {
-namespace {
-
-double elapsed_ms(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
-}
-
-}  // namespace
 
 const char* to_string(StopReason reason) {
   switch (reason) {
@@ -28,53 +21,29 @@ const char* to_string(StopReason reason) {
 GenerateResult generate(const model::Model& model, const tokenizer::Tokenizer& tokenizer,
                         std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
                         const TextCallback& on_text) {
-  const model::Config& config = model.config();
-  if (prompt_ids.empty()) throw Error("the prompt is empty: give at least one token");
-  if (prompt_ids.size() > config.n_ctx) {
-    throw Error("the prompt has " + std::to_string(prompt_ids.size()) +
-                " tokens, more than the model's context of " + std::to_string(config.n_ctx));
+  Generation run(model, tokenizer, prompt_ids, options, on_text);
+  if (!run.running()) return run.finish();
+  // The prefill runs the general forward pass; decoding takes the fused GPU path where it can.
+  run.accept(run.sample(
+      model.forward(run.next_ids(), run.cache(), {.all_logits = false}).logits.to_floats()));
+  if (run.running() && model::Decoder::supported(model)) {
+    model::Decoder decoder(model, run.cache());
+    if (options.sampling.greedy) {
+      // The GPU chooses each token (first maximum on ties, as the sampler), two steps in flight.
+      decoder.greedy(run.next_ids()[0], options.max_new_tokens, [&](uint32_t token) {
+        run.accept(token);
+        return run.running();
+      });
+    }
+    while (run.running()) run.accept(run.sample(decoder.step_logits(run.next_ids()[0])));
+    return run.finish();
   }
-  GenerateResult result;
-  result.prompt_ids.assign(prompt_ids.begin(), prompt_ids.end());
-  Sampler sampler(options.sampling);
-  Utf8Stream stream;
-  model::KvCache cache = model.new_cache();
-  const bool stop_on_eos = options.stop_at_end_of_text && config.eos_token_id.has_value();
-  const uint32_t eos = config.eos_token_id.value_or(0);
-
-  auto start = std::chrono::steady_clock::now();
-  std::vector<float> logits = model.forward(prompt_ids, cache, {.all_logits = false}).logits.to_floats();
-  result.timings.prompt_ms = elapsed_ms(start);
-  result.timings.prompt_tokens = prompt_ids.size();
-
-  start = std::chrono::steady_clock::now();
-  auto emit = [&](const std::string& text) {
-    result.text += text;
-    return text.empty() || !on_text || on_text(text);
-  };
-  result.stop = StopReason::max_tokens;
-  for (size_t step = 0; step < options.max_new_tokens; ++step) {
-    const uint32_t next = sampler.next(logits);
-    if (stop_on_eos && next == eos) {
-      result.stop = StopReason::end_of_text;
-      break;
-    }
-    result.ids.push_back(next);
-    if (!emit(stream.push(tokenizer.token_bytes(next)))) {
-      result.stop = StopReason::callback;
-      break;
-    }
-    if (step + 1 == options.max_new_tokens) break;
-    if (cache.length() == config.n_ctx) {
-      result.stop = StopReason::context_full;
-      break;
-    }
-    logits = model.forward(std::span(&next, 1), cache, {.all_logits = false}).logits.to_floats();
+  while (run.running()) {
+    const std::vector<float> logits =
+        model.forward(run.next_ids(), run.cache(), {.all_logits = false}).logits.to_floats();
+    run.accept(run.sample(logits));
   }
-  emit(stream.finish());
-  result.timings.generate_ms = elapsed_ms(start);
-  result.timings.generated_tokens = result.ids.size();
-  return result;
+  return run.finish();
 }
 
 }  // namespace wgpt::generate
