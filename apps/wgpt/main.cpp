@@ -14,6 +14,10 @@ int main(int argc, char** argv) {
   wgpt::cli::add_capture_command(app);
   wgpt::cli::add_init_command(app);
   wgpt::cli::add_bench_command(app);
+  wgpt::cli::add_data_command(app);
+  wgpt::cli::add_train_command(app);
+  wgpt::cli::add_trace_command(app);
+  wgpt::cli::add_score_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "wgpt/model.h"
+#include "wgpt/probe.h"
 #include "wgpt/tokenizer.h"
 
 namespace wgpt::generate {
@@ -81,5 +82,37 @@ using TextCallback = std::function<bool(std::string_view text)>;
 GenerateResult generate(const model::Model& model, const tokenizer::Tokenizer& tokenizer,
                         std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
                         const TextCallback& on_text = {});
+
+// ---- generation with the probe ------------------------------------------------------------------
+
+// Called once per step, prefill included (step 0), with what the step captured and the token
+// sampled from its logits — before that token's text is streamed; an end-of-text token, which
+// ends the run, is reported too. Return false to stop (the token is then not accepted).
+using TraceCallback =
+    std::function<bool(size_t step, const model::StepTrace& trace, uint32_t token)>;
+
+// generate() with the probe on: the same tokens and text as generate() with the same options,
+// plus a trace of every step, each read back in one batch (one fence wait on the GPU).
+GenerateResult generate_traced(const model::Model& model, const tokenizer::Tokenizer& tokenizer,
+                               std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
+                               const model::ProbeOptions& probe, const TraceCallback& on_trace,
+                               const TextCallback& on_text = {});
+// The same without blocking: each step's readback completes from gpu::Context::poll() (native) or
+// the browser's event loop, and `done` runs once, with the result or the first error (including
+// an exception a callback threw). `model` and `tokenizer` must outlive the run. On the CPU it has
+// finished when this returns.
+void generate_traced_async(const model::Model& model, const tokenizer::Tokenizer& tokenizer,
+                           std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
+                           const model::ProbeOptions& probe, TraceCallback on_trace,
+                           TextCallback on_text, std::function<void(Result<GenerateResult>)> done);
+
+// ---- scoring without blocking ------------------------------------------------------------------
+
+// model::surprisal for a text that fits the model's context (one window), without blocking: one
+// forward pass whose logits are read back asynchronously, then the same scores. `done` runs once,
+// with the result or the error; from gpu::Context::poll() (native) or the browser's event loop on
+// the GPU, before this returns on the CPU. `model` must outlive the call.
+void score_async(const model::Model& model, std::vector<uint32_t> ids, size_t top_k,
+                 std::function<void(Result<model::Surprisal>)> done);
 
 }  // namespace wgpt::generate

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "wgpt/tensor.h"
@@ -74,5 +75,82 @@ Tensor attention_scores(const Tensor& q, const Tensor& k_cache, size_t kv_len, f
 // probs · v per head over the first kv_len rows of a cache, kv_len = probs' last dimension.
 // probs [n_head, t, kv_len], v_cache [n_head, n_ctx, hd] → [n_head, t, hd].
 Tensor attention_values(const Tensor& probs, const Tensor& v_cache);
+
+// ==== Training: gradients, loss and optimizer ================================================
+// The backward ops of the forward ops above, the loss and the optimizer update, under the same
+// rules: validated, then the CPU reference or the WGSL kernel by the inputs' device. Every one is
+// deterministic (no atomics: sums run in a fixed order), so a run repeats bit for bit.
+
+// Gradients of y = scale · op(a) · op(b) + bias given dy (y's shape), as `matmul` takes them: da
+// and db have a's and b's stored shapes; dbias ([n], the column sums of dy) only when options.bias
+// is set. a and b must both be unbatched or both batched (no broadcast).
+struct MatmulGrads {
+  Tensor da, db;
+  std::optional<Tensor> dbias;
+};
+MatmulGrads matmul_backward(const Tensor& a, const Tensor& b, const Tensor& dy,
+                            const MatmulOptions& options = {});
+
+// Column sums of x [rows, cols] → [cols] (a bias's gradient), reduced in a fixed tree of row
+// blocks.
+Tensor sum_rows(const Tensor& x);
+
+// gelu's gradient: dx = gelu′(x) · dy, elementwise.
+Tensor gelu_backward(const Tensor& x, const Tensor& dy);
+
+// layernorm's gradients given dy (x's shape), the statistics recomputed from x:
+// dx = inv_std · (g − mean(g) − x̂ · mean(g · x̂)) with g = dy · gamma; dgamma = Σ_rows dy · x̂;
+// dbeta = Σ_rows dy.
+struct LayerNormGrads {
+  Tensor dx, dgamma, dbeta;
+};
+LayerNormGrads layernorm_backward(const Tensor& x, const Tensor& gamma, const Tensor& dy,
+                                  float eps = 1e-5f);
+
+// The gradient of a softmax over the last dimension from its output y: dx = y · (dy − Σ y · dy)
+// per row. Masked probabilities are exactly 0, so the causal softmax needs no mask here.
+Tensor softmax_backward(const Tensor& y, const Tensor& dy);
+
+// split_heads' gradient: dq, dk, dv [n_head, t, head_dim] → dqkv [t, 3 · n_head · head_dim].
+Tensor split_heads_backward(const Heads& grads);
+// merge_heads' gradient: dy [t, n_head · head_dim] → [n_head, t, head_dim].
+Tensor merge_heads_backward(const Tensor& dy, size_t n_head);
+
+// The gradients of the token and position tables for `ids` holding batch sequences of seq_len
+// tokens, each starting at position 0, given dy [ids.size(), C]: dwte[v] = Σ_{i : ids[i] = v} dy[i]
+// (a scatter-add, summed in token order) and dwpe[p] = Σ_b dy[b · seq_len + p] for p < seq_len,
+// 0 past it. The ids come from the host (they index the scatter); dy decides the device.
+struct EmbeddingGrads {
+  Tensor dwte;  // [vocab_size, C]
+  Tensor dwpe;  // [n_positions, C]
+};
+EmbeddingGrads embedding_backward(std::span<const uint32_t> ids, const Tensor& dy,
+                                  size_t vocab_size, size_t n_positions, size_t seq_len);
+
+// Cross-entropy per row of logits [n, vocab] against targets u32 [n]:
+// loss[r] = logsumexp(logits[r]) − logits[r, targets[r]] → [n].
+Tensor cross_entropy(const Tensor& logits, const Tensor& targets);
+// Its gradient: dlogits[r] = (softmax(logits[r]) − onehot(targets[r])) · dloss[r]; dloss [n].
+Tensor cross_entropy_backward(const Tensor& logits, const Tensor& targets, const Tensor& dloss);
+
+// Σ x² over every element of every tensor → [1]: the squared global norm of a set of gradients.
+Tensor sum_of_squares(const std::vector<Tensor>& tensors);
+
+struct AdamWOptions {
+  float lr = 1e-3f;
+  float beta1 = 0.9f;
+  float beta2 = 0.95f;
+  float eps = 1e-8f;
+  float weight_decay = 0.0f;
+  size_t step = 1;    // 1 for the first update: the bias corrections use it
+  float clip = 0.0f;  // > 0: scale gradients by min(1, clip / (global norm + 1e-6)), as PyTorch
+};
+// One AdamW update of param in place, in PyTorch's order: param ·= 1 − lr · wd;
+// m ← β1 · m + (1 − β1) · g; v ← β2 · v + (1 − β2) · g²;
+// param −= lr / (1 − β1^step) · m / (√v / √(1 − β2^step) + eps). g is grad, scaled for clipping
+// by the global norm √grad_sum_of_squares[0] (read only when clip > 0). param, m and v are written
+// in place (their storage is shared by their copies); all f32 of one shape.
+void adamw_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
+                  const Tensor& grad_sum_of_squares, const AdamWOptions& options);
 
 }  // namespace wgpt::ops

@@ -1,12 +1,84 @@
 // The browser revision of webgpu.h (Emscripten 3.1.6): plain callbacks with one userdata pointer,
 // C strings, `dispatch` for `dispatchWorkgroups`, no instance object and no blocking waits.
+//
+// Emscripten 3.1.6's JavaScript side predates parts of today's WebGPU: its adapter limits and
+// instance calls abort, its adapter properties are blank, it asks for limits browsers no longer
+// know, calls `pass.dispatch()` and leaves a compute pipeline's `layout` undefined where browsers
+// now require 'auto'. So the adapter and the device are requested here in JavaScript (with the
+// adapter's full limits) and handed to Emscripten's object tables, and one small polyfill on the
+// device and the pass restores the two renamed calls. Everything after creation goes through
+// Emscripten's webgpu.h as usual.
 #ifdef __EMSCRIPTEN__
 
+#include <emscripten/emscripten.h>
+
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "gpu/adapter_choice.h"
 #include "gpu/webgpu_api.h"
+
+// Requests an adapter and a device, and calls wgpt_device_ready(creation, device id, JSON) with
+// the adapter's description and the device's limits, or wgpt_device_ready(creation, 0, message).
+// Calls Module.onDeviceLost(message) when the browser takes the device away (not when wgpt
+// destroys it). The body goes through the C preprocessor, which splits `===`: hence `==` only.
+EM_JS(void, wgpt_request_device, (void* creation), {
+  function report(device, text) {
+    var pointer = allocateUTF8(text);
+    _wgpt_device_ready(creation, device, pointer);
+    _free(pointer);
+  }
+  var adapterInfo;
+  // Every outcome arrives from a promise, never before this call returns.
+  Promise.resolve()
+      .then(function() {
+        if (typeof navigator == "undefined" || !navigator.gpu) {
+          throw new Error("this browser has no WebGPU (navigator.gpu is missing): use a current " +
+                          "Chrome, Edge or Safari, or a browser with WebGPU enabled");
+        }
+        return navigator.gpu.requestAdapter({powerPreference : "high-performance"});
+      })
+      .then(function(adapter) {
+        if (!adapter) throw new Error("the browser offers no WebGPU adapter on this machine");
+        var info = adapter.info || {};
+        adapterInfo = {
+          vendor : info.vendor || "",
+          architecture : info.architecture || "",
+          device : info.device || "",
+          description : info.description || "",
+          fallback : !!(info.isFallbackAdapter || adapter.isFallbackAdapter)
+        };
+        // The adapter's full limits: GPT-2's token table alone is over the default binding limit.
+        var limits = {};
+        for (var name in adapter.limits) {
+          if (typeof adapter.limits[name] == "number") limits[name] = adapter.limits[name];
+        }
+        return adapter.requestDevice({requiredLimits : limits});
+      })
+      .then(function(device) {
+        var pass = GPUComputePassEncoder.prototype;
+        if (!pass.dispatch) pass.dispatch = pass.dispatchWorkgroups;
+        var createComputePipeline = device.createComputePipeline;
+        device.createComputePipeline = function(descriptor) {
+          if (descriptor.layout == undefined) descriptor.layout = "auto";
+          return createComputePipeline.call(device, descriptor);
+        };
+        device.lost.then(function(info) {
+          if (info.reason != "destroyed" && Module["onDeviceLost"]) {
+            Module["onDeviceLost"](info.message || "the GPU device was lost");
+          }
+        });
+        var limits = {};
+        for (var name in device.limits) {
+          if (typeof device.limits[name] == "number") limits[name] = device.limits[name];
+        }
+        var id = WebGPU.mgrDevice.create(device, {queueId : WebGPU.mgrQueue.create(device.queue)});
+        report(id, JSON.stringify({adapter : adapterInfo, limits : limits}));
+      })
+      .catch(
+          function(error) { report(0, error && error.message ? error.message : String(error)); });
+});
 
 namespace wgpt::gpu::api {
 namespace {
@@ -19,82 +91,72 @@ std::string text_of(const char* message) { return message ? message : ""; }
 struct Creation {
   ErrorSink* sink;
   std::function<void(DeviceHandles, std::string)> done;
-  DeviceHandles handles;
 };
 
-Limits summarize(WGPUDevice device) {
-  WGPUSupportedLimits supported{};
-  wgpuDeviceGetLimits(device, &supported);
-  const WGPULimits& raw = supported.limits;
-  Limits limits;
-  limits.max_storage_buffer_binding_size = raw.maxStorageBufferBindingSize;
-  limits.max_buffer_size = raw.maxStorageBufferBindingSize;
-  limits.max_storage_buffers_per_stage = raw.maxStorageBuffersPerShaderStage;
-  limits.max_workgroup_storage_bytes = raw.maxComputeWorkgroupStorageSize;
-  limits.max_invocations_per_workgroup = raw.maxComputeInvocationsPerWorkgroup;
-  limits.max_workgroup_size_x = raw.maxComputeWorkgroupSizeX;
-  limits.max_workgroups_per_dimension = raw.maxComputeWorkgroupsPerDimension;
-  limits.min_storage_buffer_offset_alignment = raw.minStorageBufferOffsetAlignment;
-  return limits;
+AdapterInfo adapter_info_from(const nlohmann::json& adapter) {
+  AdapterInfo info;
+  info.vendor = adapter.value("vendor", "");
+  info.architecture = adapter.value("architecture", "");
+  info.device = adapter.value("device", "");
+  info.description = adapter.value("description", "");
+  info.backend = "WebGPU (browser)";
+  // Browsers hide the driver's name; SwiftShader shows as its architecture.
+  info.is_cpu = adapter.value("fallback", false) ||
+                is_software_adapter(info.architecture + " " + info.device, info.description);
+  return info;
 }
 
-void on_device(WGPURequestDeviceStatus status, WGPUDevice device, const char* message,
-               void* userdata) {
-  std::unique_ptr<Creation> creation(static_cast<Creation*>(userdata));
-  if (status != WGPURequestDeviceStatus_Success) {
-    wgpuAdapterRelease(creation->handles.adapter);
-    return creation->done({}, "WebGPU: device creation failed: " + text_of(message));
-  }
-  DeviceHandles& handles = creation->handles;
+Limits limits_from(const nlohmann::json& limits) {
+  auto get = [&](const char* name) { return limits.value(name, uint64_t{0}); };
+  Limits result;
+  result.max_storage_buffer_binding_size = get("maxStorageBufferBindingSize");
+  result.max_buffer_size = get("maxBufferSize");
+  result.max_storage_buffers_per_stage =
+      static_cast<uint32_t>(get("maxStorageBuffersPerShaderStage"));
+  result.max_workgroup_storage_bytes = static_cast<uint32_t>(get("maxComputeWorkgroupStorageSize"));
+  result.max_invocations_per_workgroup =
+      static_cast<uint32_t>(get("maxComputeInvocationsPerWorkgroup"));
+  result.max_workgroup_size_x = static_cast<uint32_t>(get("maxComputeWorkgroupSizeX"));
+  result.max_workgroups_per_dimension =
+      static_cast<uint32_t>(get("maxComputeWorkgroupsPerDimension"));
+  result.min_storage_buffer_offset_alignment =
+      static_cast<uint32_t>(get("minStorageBufferOffsetAlignment"));
+  return result;
+}
+
+DeviceHandles describe(WGPUDevice device, const std::string& description) {
+  const auto parsed = nlohmann::json::parse(description);
+  DeviceHandles handles;
+  handles.info = adapter_info_from(parsed.at("adapter"));
+  handles.limits = limits_from(parsed.at("limits"));
   handles.device = device;
   handles.queue = wgpuDeviceGetQueue(device);
-  handles.limits = summarize(device);
+  return handles;
+}
+
+void watch_errors(WGPUDevice device, ErrorSink* sink) {
   wgpuDeviceSetUncapturedErrorCallback(
       device,
       [](WGPUErrorType, const char* text, void* sink) {
         static_cast<ErrorSink*>(sink)->report(text_of(text));
       },
-      creation->sink);
+      sink);
   wgpuDeviceSetDeviceLostCallback(
       device,
       [](WGPUDeviceLostReason reason, const char* text, void* sink) {
+        // Destroyed is wgpt's own teardown, after which the sink is gone.
         if (reason == WGPUDeviceLostReason_Destroyed) return;
         static_cast<ErrorSink*>(sink)->mark_lost(text_of(text));
       },
-      creation->sink);
-  creation->done(std::move(handles), {});
-}
-
-void on_adapter(WGPURequestAdapterStatus status, WGPUAdapter adapter, const char* message,
-                void* userdata) {
-  std::unique_ptr<Creation> creation(static_cast<Creation*>(userdata));
-  if (status != WGPURequestAdapterStatus_Success || !adapter) {
-    return creation->done({}, "no usable WebGPU adapter in this browser: " + text_of(message));
-  }
-  WGPUAdapterProperties properties{};
-  wgpuAdapterGetProperties(adapter, &properties);
-  AdapterInfo& info = creation->handles.info;
-  info.device = text_of(properties.name);
-  info.description = text_of(properties.driverDescription);
-  info.backend = "WebGPU";
-  info.vendor_id = properties.vendorID;
-  info.device_id = properties.deviceID;
-  info.is_cpu = properties.adapterType == WGPUAdapterType_CPU ||
-                is_software_adapter(info.device, info.description);
-  creation->handles.adapter = adapter;
-  WGPUDeviceDescriptor descriptor{};
-  wgpuAdapterRequestDevice(adapter, &descriptor, on_device, creation.release());
+      sink);
 }
 
 }  // namespace
 
 void create_device_async(Backend, ErrorSink* sink,
                          std::function<void(DeviceHandles, std::string)> done) {
-  // The browser chooses its own backend; there is no instance object in this revision.
-  WGPURequestAdapterOptions options{};
-  options.powerPreference = WGPUPowerPreference_HighPerformance;
-  auto* creation = new Creation{sink, std::move(done), {}};
-  wgpuInstanceRequestAdapter(nullptr, &options, on_adapter, creation);
+  // The browser chooses its own backend.
+  wgpt_request_device(new Creation{sink, std::move(done)});
 }
 
 void release_device(DeviceHandles& handles) {
@@ -103,7 +165,6 @@ void release_device(DeviceHandles& handles) {
     wgpuDeviceDestroy(handles.device);
     wgpuDeviceRelease(handles.device);
   }
-  if (handles.adapter) wgpuAdapterRelease(handles.adapter);
   handles = {};
 }
 
@@ -136,7 +197,7 @@ Waitable map_read_async(const DeviceHandles&, WGPUBuffer buffer, size_t size,
         std::unique_ptr<Completion> completion(static_cast<Completion*>(userdata));
         (*completion)(status == WGPUBufferMapAsyncStatus_Success
                           ? std::string()
-                          : "mapping a readback buffer failed");
+                          : "mapping a readback buffer failed (was the GPU device lost?)");
       },
       new Completion(std::move(done)));
   return {};
@@ -161,5 +222,26 @@ void wait(const DeviceHandles&, Waitable) {
 void process_events(const DeviceHandles&) {}  // the browser's event loop delivers callbacks
 
 }  // namespace wgpt::gpu::api
+
+// Called from wgpt_request_device's promise: device is 0 when creation failed, and `text` then
+// says why; otherwise `text` is the JSON description of the adapter and the device's limits.
+extern "C" EMSCRIPTEN_KEEPALIVE void wgpt_device_ready(void* creation_pointer, int device,
+                                                       const char* text) {
+  using namespace wgpt::gpu::api;
+  std::unique_ptr<Creation> creation(static_cast<Creation*>(creation_pointer));
+  if (device == 0) return creation->done({}, "WebGPU: " + text_of(text));
+  const auto handle = reinterpret_cast<WGPUDevice>(static_cast<intptr_t>(device));
+  DeviceHandles handles;
+  try {
+    handles = describe(handle, text_of(text));
+  } catch (const std::exception& error) {
+    wgpuDeviceDestroy(handle);
+    wgpuDeviceRelease(handle);
+    return creation->done({},
+                          std::string("WebGPU: unreadable device description: ") + error.what());
+  }
+  watch_errors(handle, creation->sink);
+  creation->done(std::move(handles), {});
+}
 
 #endif  // __EMSCRIPTEN__

@@ -1,82 +1,89 @@
 #include "tokenizer/pretokenizer.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
-
 #include <string>
+#include <vector>
 
+#include "tokenizer/pretokenizer_classes.h"
+#include "tokenizer/utf8.h"
 #include "wgpt/error.h"
 
 namespace wgpt::tokenizer {
 namespace {
 
-constexpr std::string_view kGpt2Pattern =
-    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
+struct Symbol {
+  size_t offset;  // of its first byte in the text
+  char32_t code_point;
+  CharClass cls;
+};
 
-std::string pcre2_message(int code) {
-  PCRE2_UCHAR buffer[256];
-  pcre2_get_error_message(code, buffer, sizeof buffer);
-  return reinterpret_cast<const char*>(buffer);
+// The whole text decoded up front: invalid UTF-8 is reported before any piece (as PCRE2's check
+// of the whole subject did), and the matcher gets its look-ahead by index.
+std::vector<Symbol> decode(std::string_view text) {
+  std::vector<Symbol> symbols;
+  symbols.reserve(text.size());
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const size_t start = pos;
+    const auto code_point = next_code_point(text, pos);
+    if (!code_point) throw Error("text is not valid UTF-8 at byte " + std::to_string(start));
+    symbols.push_back({start, *code_point, char_class(*code_point)});
+  }
+  return symbols;
 }
 
-struct MatchData {
-  explicit MatchData(const pcre2_code* code)
-      : data(pcre2_match_data_create_from_pattern(code, nullptr)) {
-    if (data == nullptr) throw Error("out of memory creating PCRE2 match data");
+// 's|'t|'re|'ve|'m|'ll|'d at symbols[i] (an apostrophe): the length matched, or 0.
+size_t contraction_length(const std::vector<Symbol>& symbols, size_t i) {
+  auto at = [&](size_t k) { return k < symbols.size() ? symbols[k].code_point : U'\0'; };
+  switch (at(i + 1)) {
+    case U's':
+    case U't':
+    case U'm':
+    case U'd':
+      return 2;
+    case U'r':
+      return at(i + 2) == U'e' ? 3 : 0;
+    case U'v':
+      return at(i + 2) == U'e' ? 3 : 0;
+    case U'l':
+      return at(i + 2) == U'l' ? 3 : 0;
+    default:
+      return 0;
   }
-  ~MatchData() { pcre2_match_data_free(data); }
-  MatchData(const MatchData&) = delete;
-  MatchData& operator=(const MatchData&) = delete;
-  pcre2_match_data* data;
-};
+}
+
+// The end (exclusive) of the piece the pattern matches at symbols[i]: the alternatives in order,
+// each greedy, as a backtracking engine would settle them.
+size_t piece_end(const std::vector<Symbol>& symbols, size_t i) {
+  const size_t n = symbols.size();
+  if (symbols[i].code_point == U'\'') {
+    if (const size_t length = contraction_length(symbols, i)) return i + length;
+  }
+  // ` ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+`: an optional space, then a run of one class.
+  size_t start = i;
+  if (symbols[i].code_point == U' ' && i + 1 < n && symbols[i + 1].cls != CharClass::space) {
+    start = i + 1;
+  }
+  const CharClass run = symbols[start].cls;
+  size_t end = start;
+  while (end < n && symbols[end].cls == run) ++end;
+  if (run != CharClass::space) return end;
+  // `\s+(?!\S)`: a whitespace run, less its last character when a non-space follows (that
+  // character then starts the next piece, e.g. as the space of " word"); a single whitespace
+  // character before a non-space falls through to `\s+`.
+  if (end == n || end - i == 1) return end;
+  return end - 1;
+}
 
 }  // namespace
 
-struct PreTokenizer::Pattern {
-  pcre2_code* code = nullptr;
-  ~Pattern() { pcre2_code_free(code); }
-};
-
-PreTokenizer::PreTokenizer() : pattern_(std::make_unique<Pattern>()) {
-  int error = 0;
-  PCRE2_SIZE error_offset = 0;
-  pattern_->code =
-      pcre2_compile(reinterpret_cast<PCRE2_SPTR>(kGpt2Pattern.data()), kGpt2Pattern.size(),
-                    PCRE2_UTF | PCRE2_UCP, &error, &error_offset, nullptr);
-  if (pattern_->code == nullptr) {
-    throw Error("cannot compile GPT-2's pre-tokenizer regex: " + pcre2_message(error));
-  }
-  // JIT is only a speed-up: where it is unavailable (wasm) the interpreter gives the same matches.
-  pcre2_jit_compile(pattern_->code, PCRE2_JIT_COMPLETE);
-}
-
-PreTokenizer::~PreTokenizer() = default;
-
 void PreTokenizer::split(std::string_view text,
                          const std::function<void(std::string_view)>& on_piece) const {
-  const MatchData match(pattern_->code);
-  const auto subject = reinterpret_cast<PCRE2_SPTR>(text.data());
-  // PCRE2 checks UTF-8 validity once, on the first match; later matches skip the (linear) check,
-  // which would otherwise make splitting quadratic in the text length.
-  uint32_t options = 0;
-  size_t offset = 0;
-  while (offset < text.size()) {
-    const int rc =
-        pcre2_match(pattern_->code, subject, text.size(), offset, options, match.data, nullptr);
-    if (rc <= PCRE2_ERROR_UTF8_ERR1 && rc >= PCRE2_ERROR_UTF8_ERR21) {
-      throw Error("text is not valid UTF-8 at byte " +
-                  std::to_string(pcre2_get_startchar(match.data)) + ": " + pcre2_message(rc));
-    }
-    if (rc < 0) throw Error("pre-tokenizer regex failed: " + pcre2_message(rc));
-    const PCRE2_SIZE* bounds = pcre2_get_ovector_pointer(match.data);
-    // Every character is a letter, a number, a space or something else, so the alternatives cover
-    // all text and each match starts where the previous one ended.
-    if (bounds[0] != offset || bounds[1] <= bounds[0]) {
-      throw Error("pre-tokenizer regex skipped text at byte " + std::to_string(offset));
-    }
-    on_piece(text.substr(offset, bounds[1] - offset));
-    offset = bounds[1];
-    options = PCRE2_NO_UTF_CHECK;
+  const std::vector<Symbol> symbols = decode(text);
+  for (size_t i = 0; i < symbols.size();) {
+    const size_t end = piece_end(symbols, i);
+    const size_t end_byte = end < symbols.size() ? symbols[end].offset : text.size();
+    on_piece(text.substr(symbols[i].offset, end_byte - symbols[i].offset));
+    i = end;
   }
 }
 

@@ -1,0 +1,51 @@
+#pragma once
+// One generation's state, shared by the plain and the traced loops: what to run next, sampling,
+// streaming text, the stop conditions and the timings. A loop runs `next_ids()` through the model,
+// then `accept(sample(logits))`, while `running()`.
+
+#include <chrono>
+
+#include "wgpt/generate.h"
+
+namespace wgpt::generate {
+
+class Generation {
+ public:
+  // Throws on an empty prompt or one that does not fit the model's context.
+  Generation(const model::Model& model, const tokenizer::Tokenizer& tokenizer,
+             std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
+             TextCallback on_text);
+
+  bool running() const { return running_; }
+  // What the next step runs: the prompt, then the last token accepted.
+  std::span<const uint32_t> next_ids() const;
+  model::KvCache& cache() { return cache_; }
+  // Steps run so far (0 before the prefill).
+  size_t steps() const { return steps_; }
+
+  // Chooses the next token from a step's logits (the first call closes the prompt's timing).
+  uint32_t sample(std::span<const float> logits);
+  // Appends the token and streams its text; stops at the end-of-text token, the token limit, a
+  // full context, or when the text callback says so.
+  void accept(uint32_t token);
+  void stop(StopReason reason);
+  // Flushes the text stream and closes the timings.
+  GenerateResult finish();
+
+ private:
+  bool emit(const std::string& text);
+
+  const model::Config& config_;
+  const tokenizer::Tokenizer& tokenizer_;
+  GenerateOptions options_;
+  TextCallback on_text_;
+  Sampler sampler_;
+  Utf8Stream stream_;
+  model::KvCache cache_;
+  GenerateResult result_;
+  bool running_ = true;
+  size_t steps_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace wgpt::generate

@@ -1,0 +1,65 @@
+// Cross-entropy per row of logits [rows, cols] against targets:
+// loss[r] = log Σ_j exp(x[r, j] − max_r) + max_r − x[r, target[r]].
+// One workgroup of 256 threads per row (rows folded into y past 65535): max, then the sum.
+struct Params {
+  rows: u32,
+  cols: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> x: array<f32>;
+@group(0) @binding(2) var<storage, read> targets: array<u32>;
+@group(0) @binding(3) var<storage, read_write> loss: array<f32>;
+
+var<workgroup> partial: array<f32, 256>;
+
+// Both reductions return partial[0] after their last barrier, as layernorm.wgsl does (an llvmpipe
+// miscompile).
+fn workgroup_max(lid: u32, value: f32) -> f32 {
+  workgroupBarrier();
+  partial[lid] = value;
+  workgroupBarrier();
+  for (var stride = 128u; stride > 0u; stride >>= 1u) {
+    if (lid < stride) {
+      partial[lid] = max(partial[lid], partial[lid + stride]);
+    }
+    workgroupBarrier();
+  }
+  return partial[0];
+}
+
+fn workgroup_sum(lid: u32, value: f32) -> f32 {
+  workgroupBarrier();
+  partial[lid] = value;
+  workgroupBarrier();
+  for (var stride = 128u; stride > 0u; stride >>= 1u) {
+    if (lid < stride) {
+      partial[lid] += partial[lid + stride];
+    }
+    workgroupBarrier();
+  }
+  return partial[0];
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let row = wid.y * nwg.x + wid.x;
+  if (row >= p.rows) {
+    return;  // uniform across the workgroup
+  }
+  let base = row * p.cols;
+  var largest = -3.4e38;
+  for (var c = lid; c < p.cols; c += 256u) {
+    largest = max(largest, x[base + c]);
+  }
+  let row_max = workgroup_max(lid, largest);
+  var sum = 0.0;
+  for (var c = lid; c < p.cols; c += 256u) {
+    sum += exp(x[base + c] - row_max);
+  }
+  let total = workgroup_sum(lid, sum);
+  if (lid == 0u) {
+    loss[row] = log(total) + row_max - x[base + targets[row]];
+  }
+}

@@ -1,0 +1,113 @@
+// The GPT-2 forward pass of training on the autograd tape: B sequences × T positions in one pass.
+// Position-wise ops see B·T rows; attention folds the batch into the heads: split_heads over the
+// B·T rows gives [n_head, B·T, hd] = [n_head·B, T, hd], one causal [T, T] attention per (head,
+// sequence), and merge_heads undoes it.
+#include <cmath>
+#include <string>
+
+#include "wgpt/autograd.h"
+#include "wgpt/train.h"
+
+namespace wgpt::train {
+namespace {
+
+using autograd::Tape;
+using autograd::Var;
+
+void validate(const model::Model& model, const Batch& batch) {
+  const model::Config& config = model.config();
+  const size_t rows = batch.sequences * batch.seq_len;
+  if (rows == 0 || batch.inputs.size() != rows || batch.targets.size() != rows) {
+    throw Error("a batch of " + std::to_string(batch.sequences) + " × " +
+                std::to_string(batch.seq_len) + " needs that many inputs and targets");
+  }
+  if (batch.seq_len > config.n_ctx) {
+    throw Error("sequences of " + std::to_string(batch.seq_len) +
+                " tokens exceed the model's context of " + std::to_string(config.n_ctx));
+  }
+  for (const auto* ids : {&batch.inputs, &batch.targets}) {
+    for (uint32_t id : *ids) {
+      if (id >= config.vocab_size) {
+        throw Error("token id " + std::to_string(id) + " is outside the vocabulary of " +
+                    std::to_string(config.vocab_size));
+      }
+    }
+  }
+}
+
+struct Recorded {
+  std::vector<Var> leaves;  // parameters() order
+  Var losses;
+};
+
+Recorded record_forward(Tape& tape, const model::Model& model, const Batch& batch) {
+  validate(model, batch);
+  const model::Config& config = model.config();
+  std::vector<Var> leaves;
+  for (const Parameter& p : parameters(model)) leaves.push_back(tape.leaf(p.value));
+  size_t next = 0;
+  auto take = [&] { return leaves.at(next++); };
+
+  const size_t sequences = batch.sequences, t = batch.seq_len, rows = sequences * t;
+  const size_t n_head = config.n_head, head_dim = config.head_dim();
+  const float eps = config.layer_norm_epsilon;
+  const float attention_scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+
+  const Var wte = take(), wpe = take();
+  Var x = autograd::embedding(tape, batch.inputs, wte, wpe, t);
+  for (size_t layer = 0; layer < config.n_layer; ++layer) {
+    const Var ln1_gamma = take(), ln1_beta = take(), qkv_weight = take(), qkv_bias = take(),
+              proj_weight = take(), proj_bias = take(), ln2_gamma = take(), ln2_beta = take(),
+              fc_weight = take(), fc_bias = take(), mlp_weight = take(), mlp_bias = take();
+    Var h = autograd::layernorm(tape, x, ln1_gamma, ln1_beta, eps);
+    autograd::HeadVars heads =
+        autograd::split_heads(tape, autograd::linear(tape, h, qkv_weight, qkv_bias), n_head);
+    const Shape per_sequence = {n_head * sequences, t, head_dim};
+    Var q = autograd::reshape(tape, heads.q, per_sequence);
+    Var k = autograd::reshape(tape, heads.k, per_sequence);
+    Var v = autograd::reshape(tape, heads.v, per_sequence);
+    Var scores = autograd::matmul(tape, q, k, {.transpose_b = true, .scale = attention_scale});
+    Var attended = autograd::matmul(tape, autograd::causal_softmax(tape, scores), v);
+    Var merged =
+        autograd::merge_heads(tape, autograd::reshape(tape, attended, {n_head, rows, head_dim}));
+    x = autograd::add(tape, x, autograd::linear(tape, merged, proj_weight, proj_bias));
+
+    Var h2 = autograd::layernorm(tape, x, ln2_gamma, ln2_beta, eps);
+    Var hidden = autograd::gelu(tape, autograd::linear(tape, h2, fc_weight, fc_bias));
+    x = autograd::add(tape, x, autograd::linear(tape, hidden, mlp_weight, mlp_bias));
+  }
+  const Var final_gamma = take(), final_beta = take();
+  Var out = autograd::layernorm(tape, x, final_gamma, final_beta, eps);
+  Var logits = autograd::matmul(tape, out, wte, {.transpose_b = true});  // the tied LM head
+
+  Tensor targets = Tensor::from_u32(batch.targets, {rows});
+  if (model.on_gpu()) targets = targets.to_gpu(model.context());
+  return {std::move(leaves), autograd::cross_entropy(tape, logits, targets)};
+}
+
+}  // namespace
+
+LossAndGrads loss_and_grads(const model::Model& model, const Batch& batch) {
+  std::optional<gpu::Scope> scope;  // the whole step in one submit
+  if (model.on_gpu()) scope.emplace(*model.context());
+  Tape tape;
+  Recorded recorded = record_forward(tape, model, batch);
+  // The mean over positions: each position's loss weighs 1 / rows.
+  const size_t rows = batch.sequences * batch.seq_len;
+  Tensor seed =
+      Tensor::from_floats(std::vector<float>(rows, 1.0f / static_cast<float>(rows)), {rows});
+  if (model.on_gpu()) seed = seed.to_gpu(model.context());
+  tape.backward(recorded.losses, seed);
+  LossAndGrads result{recorded.losses.value, {}};
+  for (const Var& leaf : recorded.leaves) result.grads.push_back(tape.grad(leaf));
+  return result;
+}
+
+Tensor token_losses(const model::Model& model, const Batch& batch) {
+  std::optional<gpu::Scope> scope;
+  if (model.on_gpu()) scope.emplace(*model.context());
+  Tape tape;
+  return record_forward(tape, model, batch).losses.value;
+}
+
+}  // namespace wgpt::train

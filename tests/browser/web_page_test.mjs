@@ -1,0 +1,322 @@
+// Browser tests of the page `make web` builds: headless Chromium (Debian's, with a SwiftShader
+// WebGPU adapter on a CPU-only machine) driven by playwright-core, on the site folder served from a
+// tiny static server on 127.0.0.1 that this test starts and stops.
+//
+//   node tests/browser/web_page_test.mjs SITE_FOLDER CHECK
+//
+// Every check fails on a console error, an uncaught page error, a failed request or an HTTP error
+// response (except where a check provokes one on purpose).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startServer } from './web_server.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const [site, checkName] = process.argv.slice(2);
+const { chromium } = await import(
+  pathToFileURL(path.join(root, '.deps/npm/playwright-core/index.mjs')).href);
+
+const READY_MS = 120_000;
+const RUN_MS = 180_000;
+
+class CheckFailed extends Error {}
+function expect(condition, message) {
+  if (!condition) throw new CheckFailed(message);
+}
+
+// A page with every problem recorded.
+async function openPage(browser, url, { initScript } = {}) {
+  const page = await browser.newPage();
+  const problems = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) =>
+    problems.push(`request failed: ${request.url()} (${request.failure()?.errorText})`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
+  if (initScript) await page.addInitScript(initScript);
+  await page.goto(url);
+  return { page, problems };
+}
+
+const statusState = (page) => page.locator('#status').getAttribute('data-state');
+
+async function waitForState(page, states, timeout) {
+  await page.waitForFunction(
+    (wanted) => wanted.includes(document.getElementById('status').dataset.state),
+    states, { timeout });
+  return { state: await statusState(page), text: await page.locator('#status').textContent() };
+}
+
+// Nothing may be left spinning: the page is not busy and its progress bar is gone.
+async function expectSettled(page) {
+  expect(await page.evaluate(() => document.body.getAttribute('aria-busy')) === 'false',
+         'the page still says it is busy');
+  expect(await page.locator('#progress').isHidden(), 'a progress bar is still showing');
+}
+
+async function ready(page) {
+  const { state, text } = await waitForState(page, ['ready', 'error'], READY_MS);
+  expect(state === 'ready', `the page did not get ready: ${text}`);
+}
+
+async function configure(page, { prompt, temperature, topK, length }) {
+  if (prompt !== undefined) await page.fill('#prompt', prompt);
+  if (temperature !== undefined) await page.fill('#temperature', String(temperature));
+  if (topK !== undefined) await page.fill('#top-k', String(topK));
+  if (length !== undefined) await page.fill('#length', String(length));
+}
+
+const generatedCount = (page) => page.locator('#tokens .token:not(.prompt)').count();
+
+// Counts heat-map pixels that are not white (attention drawn), in device pixels.
+const inkedPixels = (page) => page.evaluate(() => {
+  const canvas = document.getElementById('heatmap');
+  if (!canvas.width || !canvas.height) return 0;
+  const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+  let inked = 0;
+  for (let i = 0; i < data.length; i += 4) inked += data[i + 3] > 0 && data[i + 1] < 250;
+  return inked;
+});
+
+const checks = {
+  // The page loads with no errors, gets a WebGPU adapter and loads the model.
+  async page_loads({ browser, url }) {
+    const session = await openPage(browser, url);
+    await ready(session.page);
+    expect(await session.page.locator('#run').isEnabled(), 'Run is disabled on a ready page');
+    const cost = await session.page.locator('#cost').textContent();
+    expect(/Adapter.+\S/.test(cost) && cost.includes('parameters'), `the cost panel is incomplete: ${cost}`);
+    await expectSettled(session.page);
+    return session;
+  },
+
+  // A run streams text, and for the newest token shows its shortlist and a heat map of every
+  // layer and head; the arrow keys move the inspected token.
+  async run_streams_and_traces({ browser, url }) {
+    const session = await openPage(browser, url);
+    const { page } = session;
+    await ready(page);
+    await configure(page, { prompt: 'The ', temperature: 0.8, topK: 12, length: 16 });
+    await page.click('#run');
+    const { state, text } = await waitForState(page, ['done', 'error'], RUN_MS);
+    expect(state === 'done', `the run did not finish: ${text}`);
+    expect(await generatedCount(page) === 16, `expected 16 generated tokens, saw ${await generatedCount(page)}`);
+    const output = await page.locator('#tokens').textContent();
+    expect(output.startsWith('The ') && output.length >= 'The '.length + 16, `odd output: ${output}`);
+    const info = await page.evaluate(() => document.getElementById('cost').textContent);
+    expect(/Decode.+tokens\/s/.test(info) && /Prefill/.test(info), `no speed in the cost panel: ${info}`);
+
+    const shortlist = page.locator('#shortlist li');
+    expect(await shortlist.count() === 8, `the shortlist has ${await shortlist.count()} entries, not 8`);
+    expect(await page.locator('#shortlist li.chosen').count() <= 1, 'more than one token marked chosen');
+    const rows = Number(await page.locator('#heatmap').getAttribute('data-rows'));
+    expect(rows >= 2, `the heat map has ${rows} rows`);
+    const inked = await inkedPixels(page);
+    expect(inked > 0, 'the heat map is blank');
+    const transition = () => page.evaluate(
+      () => getComputedStyle(document.querySelector('#shortlist .bar')).transitionDuration);
+    expect(await transition() !== '0s', 'the shortlist bars do not animate at all');
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    expect(await transition() === '0s', 'prefers-reduced-motion still animates the bars');
+
+    await page.focus('#tokens');
+    const before = await page.locator('#tokens').getAttribute('aria-activedescendant');
+    await page.keyboard.press('Home');
+    const first = await page.locator('#tokens').getAttribute('aria-activedescendant');
+    expect(before !== first && first === 'token-0', `Home did not select the first token: ${before} → ${first}`);
+    const caption = await page.locator('#shortlist-caption').textContent();
+    expect(caption.includes('prompt'), `a prompt token is not explained as such: ${caption}`);
+    await page.keyboard.press('End');
+    expect(await page.locator('#tokens').getAttribute('aria-activedescendant') === before,
+           'End did not go back to the newest token');
+    await expectSettled(page);
+    return session;
+  },
+
+  // The JavaScript API on its own: results, and errors as rejected promises with the library's
+  // message.
+  async api_promises({ browser, url }) {
+    const session = await openPage(browser, url);
+    const { page } = session;
+    await ready(page);
+    const outcome = await page.evaluate(async () => {
+      const { createWgpt, fetchModel } = await import('./wgpt.js');
+      const wgpt = await createWgpt();
+      const files = await fetchModel('model/');
+      const rejection = (promise) => promise.then(() => 'resolved', (error) => error.message);
+      const badWeights = await rejection(wgpt.loadModel({ ...files, weights: new Uint8Array(64) }));
+      await wgpt.loadModel(files);
+      const scored = await wgpt.score('The ', 3);
+      const greedy = await wgpt.greedyIds('The', 8);
+      const again = await wgpt.greedyIds('The', 8);
+      const unknown = await rejection(wgpt.generate('Thé', { maxTokens: 2 }));
+      const first = wgpt.generate('The', { maxTokens: 30, temperature: 1 });
+      const concurrent = await rejection(wgpt.generate('The', { maxTokens: 2 }));
+      await first;
+      const controller = new AbortController();
+      let pieces = 0;
+      const aborted = await wgpt.generate('The', { maxTokens: 40, signal: controller.signal }, () => {
+        if (++pieces === 3) controller.abort();
+      });
+      return { badWeights, scored, greedy, again, unknown, concurrent, aborted, pieces };
+    });
+    const { scored, greedy, again } = outcome;
+    expect(/model file|safetensors/.test(outcome.badWeights), `bad weights: ${outcome.badWeights}`);
+    expect(scored.tokens.length === 4 && scored.tokens[0].bits === null &&
+           scored.tokens.slice(1).every((t) => t.bits > 0 && t.alternatives.length === 3) &&
+           scored.meanBits > 0 && Math.abs(scored.perplexity - 2 ** scored.meanBits) < 1e-6,
+           `odd scores: ${JSON.stringify(scored)}`);
+    expect(greedy.ids.length === 8 && JSON.stringify(greedy) === JSON.stringify(again),
+           `greedy ids are not reproducible: ${JSON.stringify(greedy)} vs ${JSON.stringify(again)}`);
+    expect(outcome.unknown.includes('not in the vocabulary'), `unknown character: ${outcome.unknown}`);
+    expect(outcome.concurrent.includes('a run is in progress'), `concurrent run: ${outcome.concurrent}`);
+    expect(outcome.aborted.stop === 'stopped by caller' && outcome.aborted.ids.length < 40,
+           `abort did not stop the run: ${JSON.stringify(outcome.aborted)}`);
+    return session;
+  },
+
+  // ?gate: greedy ids in the browser equal the native tool's.
+  async gate_passes({ browser, url }) {
+    const session = await openPage(browser, `${url}?gate`);
+    const { page } = session;
+    await page.waitForFunction(() => document.title.startsWith('GATE'), null, { timeout: RUN_MS });
+    const verdict = await page.locator('#gate').textContent();
+    expect(await page.title() === 'GATE PASS', `the gate failed: ${verdict}`);
+    expect(await page.locator('#gate').getAttribute('data-result') === 'pass', 'no pass in the page');
+    await expectSettled(page);
+    return session;
+  },
+
+  // Stop ends a long run early, the run reports why, and the page can run again.
+  async stop_works({ browser, url }) {
+    const session = await openPage(browser, url);
+    const { page } = session;
+    await ready(page);
+    const limit = Number(await page.locator('#length').getAttribute('max'));
+    await configure(page, { prompt: 'The ', temperature: 1, topK: 0, length: limit - 8 });
+    await page.click('#run');
+    await page.waitForFunction(
+      () => document.querySelectorAll('#tokens .token:not(.prompt)').length >= 3, null,
+      { timeout: RUN_MS });
+    await page.keyboard.press('Escape');
+    const { state, text } = await waitForState(page, ['done', 'error'], RUN_MS);
+    expect(state === 'done' && text.includes('stopped by caller'), `the run did not stop: ${text}`);
+    const generated = await generatedCount(page);
+    expect(generated < limit - 8, `stop came too late: ${generated} tokens`);
+    await configure(page, { length: 2 });
+    await page.click('#run');
+    const again = await waitForState(page, ['done', 'error'], RUN_MS);
+    expect(again.state === 'done', `the page could not run again after stopping: ${again.text}`);
+    await expectSettled(page);
+    return session;
+  },
+
+  // A prompt with characters the model does not know, and a model file that is neither format:
+  // each says so plainly and leaves nothing spinning.
+  async bad_input({ browser, url }) {
+    const session = await openPage(browser, url);
+    const { page } = session;
+    await ready(page);
+    await configure(page, { prompt: 'Thé €' });
+    await page.click('#run');
+    const unknown = await waitForState(page, ['error', 'done'], RUN_MS);
+    expect(unknown.state === 'error' && unknown.text.includes('not in the vocabulary'),
+           `an unknown character was not reported: ${unknown.text}`);
+    expect(await page.locator('#run').isEnabled(), 'Run stayed disabled after a bad prompt');
+    await expectSettled(page);
+    await page.close();
+
+    const broken = await openPage(browser, `${url}?model=bad-model/`);
+    const loaded = await waitForState(broken.page, ['ready', 'error'], READY_MS);
+    expect(loaded.state === 'error' && loaded.text.includes('model file'),
+           `a corrupt model file was not reported: ${loaded.text}`);
+    expect(await broken.page.locator('#run').isDisabled(), 'Run is enabled without a model');
+    await expectSettled(broken.page);
+    return { problems: [...session.problems, ...broken.problems] };
+  },
+
+  // The GPU process dies mid-run (Chromium's own crash switch): the run ends with a plain
+  // message, the page says the device is gone, and nothing is left spinning.
+  async device_lost({ browser, url }) {
+    const session = await openPage(browser, url);
+    const { page } = session;
+    await ready(page);
+    const limit = Number(await page.locator('#length').getAttribute('max'));
+    await configure(page, { prompt: 'The ', length: limit - 8 });
+    await page.click('#run');
+    await page.waitForFunction(
+      () => document.querySelectorAll('#tokens .token:not(.prompt)').length >= 2, null,
+      { timeout: RUN_MS });
+    const cdp = await browser.newBrowserCDPSession();
+    await cdp.send('Browser.crashGpuProcess');
+    const { state, text } = await waitForState(page, ['error', 'done'], RUN_MS);
+    expect(state === 'error', `the run went on as if nothing happened: ${text}`);
+    await page.waitForFunction(() => !document.getElementById('notice').hidden, null, { timeout: RUN_MS });
+    const notice = await page.locator('#notice').textContent();
+    expect(notice.includes('GPU device was lost'), `no plain notice: ${notice}`);
+    expect(await page.locator('#run').isDisabled(), 'Run is enabled on a lost device');
+    await expectSettled(page);
+    return session;
+  },
+
+  // A browser without WebGPU gets a plain explanation instead of a broken page.
+  async no_webgpu({ browser, url }) {
+    const session = await openPage(browser, url, {
+      initScript: () => { delete Navigator.prototype.gpu; },
+    });
+    const { page } = session;
+    const { state } = await waitForState(page, ['error', 'ready'], READY_MS);
+    expect(state === 'error', 'the page got ready without WebGPU');
+    const notice = await page.locator('#notice').textContent();
+    expect(await page.locator('#notice').isVisible() && notice.includes('no WebGPU'),
+           `no plain notice: ${notice}`);
+    expect(await page.locator('#run').isDisabled(), 'Run is enabled without WebGPU');
+    await expectSettled(page);
+    return session;
+  },
+};
+
+// A copy of the model folder whose weights are neither safetensors nor fzm.
+function writeBadModel(directory) {
+  fs.mkdirSync(directory, { recursive: true });
+  for (const name of fs.readdirSync(path.join(site, 'model'))) {
+    fs.copyFileSync(path.join(site, 'model', name), path.join(directory, name));
+  }
+  const manifest = JSON.parse(fs.readFileSync(path.join(directory, 'manifest.json'), 'utf8'));
+  fs.writeFileSync(path.join(directory, manifest.weights), 'this is not a tensor file, not even close');
+}
+
+async function main() {
+  const check = checks[checkName];
+  if (!site || !check) {
+    console.error(`usage: web_page_test.mjs SITE_FOLDER (${Object.keys(checks).join('|')})`);
+    process.exit(2);
+  }
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wgpt-web-'));
+  writeBadModel(path.join(scratch, 'bad-model'));
+  const server = await startServer({ '/': site, '/bad-model/': path.join(scratch, 'bad-model') });
+  const browser = await chromium.launch({
+    executablePath: process.env.WGPT_CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--enable-unsafe-webgpu'],
+  });
+  let failure = null;
+  try {
+    const session = await check({ browser, url: `${server.url}/index.html` });
+    if (session.problems.length) failure = session.problems.join('\n');
+  } catch (error) {
+    failure = error instanceof CheckFailed ? error.message : error.stack;
+  } finally {
+    await browser.close();
+    await server.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+  console.log(`${checkName}: ${failure ? `FAIL\n${failure}` : 'pass'}`);
+  process.exit(failure ? 1 : 0);
+}
+
+await main();

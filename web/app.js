@@ -1,0 +1,197 @@
+// The page's controller: loads the model, runs it as the controls say, and feeds the panels.
+// ?model=URL loads another model folder (one laid out by `make web`); ?gate runs the gate.
+import { createWgpt, fetchModel, hasWebGPU } from './wgpt.js';
+import { AttentionStore, HeatMap } from './attention.js';
+import { adapterName, showCost } from './cost.js';
+import { reportGate, runGate } from './gate.js';
+import { showShortlist } from './shortlist.js';
+import { TokenStrip } from './tokens.js';
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const modelUrl = params.get('model') || 'model/';
+
+const controls = {
+  prompt: $('prompt'), temperature: $('temperature'), topK: $('top-k'), length: $('length'),
+  run: $('run'), stop: $('stop'),
+};
+const heatMap = new HeatMap($('heatmap'), $('attention-caption'));
+const attention = new AttentionStore();
+let steps = [];       // the probe's trace per generated token, by token index
+let labels = [];      // every token's text, by position
+let wgpt = null;
+let info = null;
+let runStats = null;
+let runs = 0;        // the first run's prefill also compiles the GPU kernels
+const tokens = new TokenStrip($('tokens'), showToken);
+
+function setStatus(text, state) {
+  const status = $('status');
+  status.textContent = text;
+  status.dataset.state = state;
+  document.body.setAttribute('aria-busy', String(state === 'loading' || state === 'running'));
+}
+
+// A problem the page cannot go on from: said plainly, with nothing left spinning.
+function fail(message) {
+  setStatus(message, 'error');
+  $('progress').hidden = true;
+  controls.stop.disabled = true;
+  controls.run.disabled = !wgpt || !info?.model;
+}
+
+function showNotice(message) {
+  const notice = $('notice');
+  notice.textContent = message;
+  notice.hidden = false;
+}
+
+function showToken(index) {
+  if (index < 0) {
+    heatMap.clear('No tokens yet.');
+    return;
+  }
+  showShortlist($('shortlist'), $('shortlist-caption'), steps[index]);
+  const row = attention.row(index - 1);
+  if (row) heatMap.draw(row, index - 1, labels);
+  else heatMap.clear(index === 0 ? 'The first token has nothing before it to look at.' : 'No attention recorded for this token.');
+}
+
+function settings() {
+  const temperature = Number(controls.temperature.value);
+  return {
+    greedy: temperature === 0,
+    temperature: Math.max(temperature, 0.01),
+    topK: Math.max(0, Math.floor(Number(controls.topK.value) || 0)),
+    maxTokens: Math.max(1, Math.floor(Number(controls.length.value) || 1)),
+    seed: Math.floor(Math.random() * 2 ** 31),
+    topN: 8,
+  };
+}
+
+async function run() {
+  const prompt = controls.prompt.value;
+  let promptTokens;
+  try {
+    promptTokens = wgpt.tokenize(prompt);
+    if (promptTokens.length === 0) throw new Error('the prompt is empty: type something first');
+  } catch (error) {
+    fail(error.message);
+    return;
+  }
+  tokens.clear();
+  attention.clear();
+  steps = [];
+  labels = promptTokens.map((token) => token.text);
+  for (const token of promptTokens) tokens.add(token.text, { prompt: true });
+  controls.run.disabled = true;
+  controls.stop.disabled = false;
+  const options = settings();
+  setStatus('Reading the prompt…', 'running');
+  const started = performance.now();
+  let firstTokenAt = 0;
+  runStats = { promptTokens: promptTokens.length, promptMs: 0, generatedTokens: 0, generateMs: 0,
+               compiling: runs++ === 0 };
+  const onTrace = (step) => {
+    attention.add(step);
+    const now = performance.now();
+    if (step.step === 0) {
+      firstTokenAt = now;
+      runStats.promptMs = now - started;
+    } else {
+      runStats.generateMs = now - firstTokenAt;
+    }
+    runStats.generatedTokens = step.step + 1;
+    steps[labels.length] = step;
+    labels.push(step.chosen.text);
+    tokens.add(step.chosen.text);
+    setStatus(`Generating: ${runStats.generatedTokens} of ${options.maxTokens} tokens`, 'running');
+    showCost($('cost'), info, runStats);
+  };
+  try {
+    const result = await wgpt.generateWithTrace(prompt, options, () => {}, onTrace);
+    // A step the run stopped at (or an end-of-text token) is traced but not kept.
+    labels.length = promptTokens.length + result.ids.length;
+    tokens.truncate(labels.length);
+    runStats = { ...result, compiling: runStats.compiling };
+    showCost($('cost'), info, runStats);
+    setStatus(`Done: ${result.generatedTokens} tokens (${result.stop}).`, 'done');
+    controls.run.disabled = false;
+    controls.stop.disabled = true;
+  } catch (error) {
+    fail(error.message);
+  }
+}
+
+function bindControls() {
+  const showTemperature = () => {
+    const t = Number(controls.temperature.value);
+    $('temperature-value').textContent = t === 0 ? '0 (greedy)' : t.toFixed(2);
+  };
+  controls.temperature.addEventListener('input', showTemperature);
+  showTemperature();
+  controls.run.addEventListener('click', run);
+  controls.stop.addEventListener('click', () => {
+    wgpt?.stop();
+    setStatus('Stopping after the step in flight…', 'running');
+  });
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !controls.run.disabled) {
+      event.preventDefault();
+      run();
+    } else if (event.key === 'Escape' && !controls.stop.disabled) {
+      controls.stop.click();
+    }
+  });
+}
+
+async function start() {
+  bindControls();
+  heatMap.clear('Run the model to see where it looks.');
+  if (!hasWebGPU()) {
+    const message = 'This browser has no WebGPU, which wgpt needs to run the model on your GPU. ' +
+      'Try a current Chrome, Edge or Safari (or Firefox with WebGPU enabled).';
+    showNotice(message);
+    fail('No WebGPU in this browser (see above).');
+    if (params.has('gate')) reportGate($('gate'), false, 'no WebGPU in this browser');
+    return;
+  }
+  try {
+    setStatus('Starting WebGPU…', 'loading');
+    wgpt = await createWgpt({
+      onDeviceLost: (message) => {
+        showNotice(`The GPU device was lost (${message}). Reload the page to start again.`);
+        wgpt = null;
+        fail('The GPU device was lost: reload the page to start again.');
+      },
+    });
+    info = wgpt.info();
+    showCost($('cost'), info, null);
+    setStatus(`Loading the model from ${modelUrl}…`, 'loading');
+    const progress = $('progress');
+    progress.hidden = false;
+    const files = await fetchModel(modelUrl, {
+      onProgress: (received, total) => { if (total) progress.value = received / total; },
+    });
+    progress.hidden = true;
+    info = await wgpt.loadModel(files).catch((error) => {
+      throw new Error(`Could not load the model from ${modelUrl}: ${error.message}`);
+    });
+    showCost($('cost'), info, null);
+    controls.length.max = String(info.model.nCtx);
+    if (!controls.prompt.value) controls.prompt.value = files.manifest.gate?.prompt || 'The ';
+    setStatus(`Ready: ${files.name} on ${adapterName(info.adapter)}.`, 'ready');
+    controls.run.disabled = false;
+    if (params.has('gate')) {
+      setStatus('Running the gate…', 'running');
+      const pass = await runGate(wgpt, files.manifest, modelUrl, $('gate'));
+      setStatus(pass ? 'Gate passed.' : 'Gate failed.', pass ? 'done' : 'error');
+    }
+  } catch (error) {
+    if (!wgpt) showNotice(`WebGPU could not start here: ${error.message}`);
+    fail(error.message);
+    if (params.has('gate')) reportGate($('gate'), false, error.message);
+  }
+}
+
+start();

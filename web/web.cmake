@@ -1,0 +1,99 @@
+# The browser build (included by CMakeLists.txt under Emscripten): the library and the API's C++
+# half (web/wasm_api.cpp, web/js_values.cpp) as one WebAssembly module with an ES-module loader,
+# plus the page, the JavaScript API and the model's files, assembled into one static folder:
+# ${WGPT_WEB_SITE}.
+#
+# Settings:
+#   WGPT_WEB_MODEL        the model directory shipped with the page
+#   WGPT_NATIVE_TOOL      a native `wgpt` binary; when set, its greedy ids for the gate prompt are
+#                         written beside the page (gate_expected.json) for the page's ?gate mode
+#   WGPT_WEB_GATE_PROMPT, WGPT_WEB_GATE_TOKENS   what the gate generates
+
+if(EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/assets/brown-char/config.json")
+  set(WGPT_WEB_DEFAULT_MODEL "${CMAKE_CURRENT_SOURCE_DIR}/assets/brown-char")
+else()
+  set(WGPT_WEB_DEFAULT_MODEL "${CMAKE_CURRENT_SOURCE_DIR}/assets/untrained-char")
+endif()
+set(WGPT_WEB_MODEL "${WGPT_WEB_DEFAULT_MODEL}" CACHE PATH "The model directory the page ships")
+set(WGPT_NATIVE_TOOL "" CACHE FILEPATH "A native wgpt binary, to write the gate's reference ids")
+set(WGPT_WEB_GATE_PROMPT "The" CACHE STRING "The prompt the page's ?gate mode decodes greedily")
+set(WGPT_WEB_GATE_TOKENS 24 CACHE STRING "How many tokens the gate compares")
+set(WGPT_WEB_SITE "${CMAKE_CURRENT_BINARY_DIR}/site")
+
+add_executable(wgpt_wasm web/wasm_api.cpp web/js_values.cpp)
+target_link_libraries(wgpt_wasm PRIVATE wgpt_core)
+target_link_options(wgpt_wasm PRIVATE
+  -lembind -fexceptions --no-entry
+  "SHELL:-s MODULARIZE=1" "SHELL:-s EXPORT_ES6=1" "SHELL:-s EXPORT_NAME=createWgptModule"
+  "SHELL:-s ENVIRONMENT=web" "SHELL:-s ALLOW_MEMORY_GROWTH=1" "SHELL:-s INITIAL_MEMORY=33554432"
+  "SHELL:-s EXPORTED_FUNCTIONS=_malloc,_free"
+  $<$<CONFIG:Release>:-O3>)
+set_target_properties(wgpt_wasm PROPERTIES SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY "${WGPT_WEB_SITE}")
+
+# The page and the JavaScript API, as they are (no bundler).
+file(GLOB WGPT_WEB_PAGE CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/web/*.html"
+     "${CMAKE_CURRENT_SOURCE_DIR}/web/*.js" "${CMAKE_CURRENT_SOURCE_DIR}/web/*.css")
+# The model's files, under model/, with a manifest naming them (the weights' format is sniffed
+# from their bytes when loaded, so the name is only for fetching).
+file(GLOB WGPT_WEB_MODEL_FILES CONFIGURE_DEPENDS "${WGPT_WEB_MODEL}/*.json" "${WGPT_WEB_MODEL}/*.txt"
+     "${WGPT_WEB_MODEL}/*.safetensors" "${WGPT_WEB_MODEL}/*.fzm")
+set(WGPT_WEB_WEIGHTS "")
+foreach(candidate model.fzm model.safetensors)
+  if(NOT WGPT_WEB_WEIGHTS AND EXISTS "${WGPT_WEB_MODEL}/${candidate}")
+    set(WGPT_WEB_WEIGHTS "${candidate}")
+  endif()
+endforeach()
+if(NOT WGPT_WEB_WEIGHTS OR NOT EXISTS "${WGPT_WEB_MODEL}/config.json")
+  message(FATAL_ERROR "WGPT_WEB_MODEL=${WGPT_WEB_MODEL} holds no config.json with model.fzm or model.safetensors")
+endif()
+set(WGPT_WEB_MERGES "")
+if(EXISTS "${WGPT_WEB_MODEL}/merges.txt")
+  set(WGPT_WEB_MERGES "merges.txt")
+endif()
+get_filename_component(WGPT_WEB_MODEL_NAME "${WGPT_WEB_MODEL}" NAME)
+set(WGPT_WEB_GATE_FILE "")
+if(WGPT_NATIVE_TOOL)
+  set(WGPT_WEB_GATE_FILE "gate_expected.json")
+endif()
+configure_file(web/manifest.json.in "${WGPT_WEB_SITE}/model/manifest.json" @ONLY)
+
+set(WGPT_WEB_OUTPUTS "")
+foreach(source ${WGPT_WEB_PAGE})
+  get_filename_component(name "${source}" NAME)
+  add_custom_command(OUTPUT "${WGPT_WEB_SITE}/${name}"
+                     COMMAND ${CMAKE_COMMAND} -E copy "${source}" "${WGPT_WEB_SITE}/${name}"
+                     DEPENDS "${source}" VERBATIM)
+  list(APPEND WGPT_WEB_OUTPUTS "${WGPT_WEB_SITE}/${name}")
+endforeach()
+foreach(source ${WGPT_WEB_MODEL_FILES})
+  get_filename_component(name "${source}" NAME)
+  # Removed first: model files are often read-only, and a copy keeps that.
+  add_custom_command(OUTPUT "${WGPT_WEB_SITE}/model/${name}"
+                     COMMAND ${CMAKE_COMMAND} -E rm -f "${WGPT_WEB_SITE}/model/${name}"
+                     COMMAND ${CMAKE_COMMAND} -E copy "${source}" "${WGPT_WEB_SITE}/model/${name}"
+                     DEPENDS "${source}" VERBATIM)
+  list(APPEND WGPT_WEB_OUTPUTS "${WGPT_WEB_SITE}/model/${name}")
+endforeach()
+if(WGPT_NATIVE_TOOL)
+  add_custom_command(
+    OUTPUT "${WGPT_WEB_SITE}/model/gate_expected.json"
+    COMMAND ${CMAKE_COMMAND} "-DTOOL=${WGPT_NATIVE_TOOL}" "-DMODEL=${WGPT_WEB_MODEL}"
+            "-DPROMPT=${WGPT_WEB_GATE_PROMPT}" "-DTOKENS=${WGPT_WEB_GATE_TOKENS}"
+            "-DOUTPUT=${WGPT_WEB_SITE}/model/gate_expected.json"
+            -P "${CMAKE_CURRENT_SOURCE_DIR}/web/gate_reference.cmake"
+    DEPENDS "${WGPT_NATIVE_TOOL}" ${WGPT_WEB_MODEL_FILES} "${CMAKE_CURRENT_SOURCE_DIR}/web/gate_reference.cmake"
+    COMMENT "The gate's reference: native greedy ids for '${WGPT_WEB_GATE_PROMPT}'" VERBATIM)
+  list(APPEND WGPT_WEB_OUTPUTS "${WGPT_WEB_SITE}/model/gate_expected.json")
+endif()
+add_custom_target(web_site ALL DEPENDS ${WGPT_WEB_OUTPUTS} wgpt_wasm)
+
+# Browser tests: headless Chromium on the served folder (tests/browser/web_page_test.mjs).
+enable_testing()
+set(WGPT_WEB_CHECKS page_loads run_streams_and_traces api_promises gate_passes stop_works
+                    bad_input no_webgpu device_lost)
+foreach(check ${WGPT_WEB_CHECKS})
+  add_test(NAME browser.${check}
+           COMMAND node "${CMAKE_CURRENT_SOURCE_DIR}/tests/browser/web_page_test.mjs"
+                   "${WGPT_WEB_SITE}" ${check})
+  set_tests_properties(browser.${check} PROPERTIES TIMEOUT 240 LABELS browser)
+endforeach()
