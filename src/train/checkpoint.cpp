@@ -114,8 +114,10 @@ TrainState load_train_state(const std::filesystem::path& dir, const model::Model
     m.push_back(host_copy(file.at("adam_m." + p.name)));
     v.push_back(host_copy(file.at("adam_v." + p.name)));
   }
-  optimizer.restore(std::stoull(metadata(file, "optimizer_steps", path)), m, v);
-  return {std::stoull(metadata(file, "step", path)),
+  // size_t is 32 bits in the browser build: the casts make the narrowing explicit.
+  optimizer.restore(static_cast<size_t>(std::stoull(metadata(file, "optimizer_steps", path))), m,
+                    v);
+  return {static_cast<size_t>(std::stoull(metadata(file, "step", path))),
           std::stoull(metadata(file, "sampler_state", path)),
           std::stod(metadata(file, "elapsed_s", path))};
 }
