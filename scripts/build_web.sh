@@ -2,14 +2,11 @@
 # `make web`: the page as a static folder, build-wasm-app/site/ — the library compiled to
 # WebAssembly with Emscripten, the JavaScript API, the page and the model — plus the gate's
 # reference (the native tool's greedy ids, so the native tool is built first).
-# MODEL=dir picks the model (default: assets/brown-char when it exists, else assets/untrained-char).
+# MODEL=dir picks the model (default: assets/brown-char, the model wgpt trained).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-if [ -z "${MODEL:-}" ]; then
-  MODEL=assets/untrained-char
-  [ -f assets/brown-char/config.json ] && MODEL=assets/brown-char
-fi
+MODEL=${MODEL:-assets/brown-char}
 jobs=$(nproc)
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$jobs" --target wgpt

@@ -9,12 +9,8 @@
 #                         written beside the page (gate_expected.json) for the page's ?gate mode
 #   WGPT_WEB_GATE_PROMPT, WGPT_WEB_GATE_TOKENS   what the gate generates
 
-if(EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/assets/brown-char/config.json")
-  set(WGPT_WEB_DEFAULT_MODEL "${CMAKE_CURRENT_SOURCE_DIR}/assets/brown-char")
-else()
-  set(WGPT_WEB_DEFAULT_MODEL "${CMAKE_CURRENT_SOURCE_DIR}/assets/untrained-char")
-endif()
-set(WGPT_WEB_MODEL "${WGPT_WEB_DEFAULT_MODEL}" CACHE PATH "The model directory the page ships")
+set(WGPT_WEB_MODEL "${CMAKE_CURRENT_SOURCE_DIR}/assets/brown-char" CACHE PATH
+    "The model directory the page ships")
 set(WGPT_NATIVE_TOOL "" CACHE FILEPATH "A native wgpt binary, to write the gate's reference ids")
 set(WGPT_WEB_GATE_PROMPT "The" CACHE STRING "The prompt the page's ?gate mode decodes greedily")
 set(WGPT_WEB_GATE_TOKENS 24 CACHE STRING "How many tokens the gate compares")

@@ -1,10 +1,21 @@
 #include "train_export.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <nlohmann/json.hpp>
 
 namespace wgpt::cli {
+namespace {
+
+// A hyperparameter as it was written on the command line (0.001, not the f32's 0.0010000000475).
+double as_given(float value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", static_cast<double>(value));
+  return std::strtod(text, nullptr);
+}
+
+}  // namespace
 
 void export_q4(const model::Model& model, const std::filesystem::path& dir,
                const std::map<std::string, std::string>& tokenizer_files,
@@ -46,12 +57,12 @@ void export_q4(const model::Model& model, const std::filesystem::path& dir,
         {"n_ctx", c.n_ctx},
         {"vocab_size", c.vocab_size}}},
       {"optimizer",
-       {{"lr", options.schedule.lr},
+       {{"lr", as_given(options.schedule.lr)},
         {"warmup", options.schedule.warmup},
         {"cosine", options.schedule.cosine},
-        {"weight_decay", options.adamw.weight_decay},
-        {"clip", options.adamw.clip},
-        {"beta2", options.adamw.beta2},
+        {"weight_decay", as_given(options.adamw.weight_decay)},
+        {"clip", as_given(options.adamw.clip)},
+        {"beta2", as_given(options.adamw.beta2)},
         {"seed", options.seed}}},
       {"train_seconds", record.elapsed_s},
       {"tokens_per_s", record.tokens_per_s},

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "wgpt/model.h"
-#include "wgpt/ops.h"
 #include "wgpt/tensor.h"
 
 namespace wgpt::train {

@@ -11,35 +11,7 @@ struct Params {
 @group(0) @binding(2) var<storage, read> targets: array<u32>;
 @group(0) @binding(3) var<storage, read_write> loss: array<f32>;
 
-var<workgroup> partial: array<f32, 256>;
-
-// Both reductions return partial[0] after their last barrier, as layernorm.wgsl does (an llvmpipe
-// miscompile).
-fn workgroup_max(lid: u32, value: f32) -> f32 {
-  workgroupBarrier();
-  partial[lid] = value;
-  workgroupBarrier();
-  for (var stride = 128u; stride > 0u; stride >>= 1u) {
-    if (lid < stride) {
-      partial[lid] = max(partial[lid], partial[lid + stride]);
-    }
-    workgroupBarrier();
-  }
-  return partial[0];
-}
-
-fn workgroup_sum(lid: u32, value: f32) -> f32 {
-  workgroupBarrier();
-  partial[lid] = value;
-  workgroupBarrier();
-  for (var stride = 128u; stride > 0u; stride >>= 1u) {
-    if (lid < stride) {
-      partial[lid] += partial[lid + stride];
-    }
-    workgroupBarrier();
-  }
-  return partial[0];
-}
+//! include "row_reduce.wgsl"
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,

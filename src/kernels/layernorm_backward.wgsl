@@ -17,23 +17,7 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> dx: array<f32>;
 @group(0) @binding(5) var<storage, read_write> dy_xhat: array<f32>;
 
-var<workgroup> partial: array<f32, 256>;
-
-// The reductions read their result after their last barrier and guard `partial` with a leading
-// barrier instead of a trailing one: Mesa's llvmpipe miscompiles a value loaded from workgroup
-// memory before a barrier and used after it (as in layernorm.wgsl).
-fn workgroup_sum(lid: u32, value: f32) -> f32 {
-  workgroupBarrier();  // every thread has read the previous reduction's result
-  partial[lid] = value;
-  workgroupBarrier();
-  for (var stride = 128u; stride > 0u; stride >>= 1u) {
-    if (lid < stride) {
-      partial[lid] += partial[lid + stride];
-    }
-    workgroupBarrier();
-  }
-  return partial[0];
-}
+//! include "row_reduce.wgsl"
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,

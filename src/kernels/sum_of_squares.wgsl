@@ -12,7 +12,7 @@ struct Params {
 
 const BLOCK: u32 = 4096u;
 
-var<workgroup> partial: array<f32, 256>;
+//! include "row_reduce.wgsl"
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -25,15 +25,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   for (var i = block * BLOCK + lid; i < min((block + 1u) * BLOCK, p.n); i += 256u) {
     sum += x[i] * x[i];
   }
-  partial[lid] = sum;
-  workgroupBarrier();
-  for (var stride = 128u; stride > 0u; stride >>= 1u) {
-    if (lid < stride) {
-      partial[lid] += partial[lid + stride];
-    }
-    workgroupBarrier();
-  }
+  let total = workgroup_sum(lid, sum);
   if (lid == 0u) {
-    partials[p.partial_offset + block] = partial[0];
+    partials[p.partial_offset + block] = total;
   }
 }

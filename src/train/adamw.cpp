@@ -1,5 +1,6 @@
 #include <string>
 
+#include "wgpt/ops.h"
 #include "wgpt/train.h"
 
 namespace wgpt::train {

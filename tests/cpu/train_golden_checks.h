@@ -98,4 +98,36 @@ inline void expect_adamw_matches_pytorch(const std::shared_ptr<gpu::Context>& co
   }
 }
 
+// Two sequences in one batch (attention folded over batch × heads, positions restarting per
+// sequence) give the mean of the two sequences' gradients taken one at a time.
+inline void expect_batch_is_mean_of_sequences(const std::shared_ptr<gpu::Context>& context) {
+  const io::TensorFile golden = io::load_safetensors(char_tiny_dir() / "golden.safetensors");
+  const model::Model model = model::Model::load(char_tiny_dir(), context);
+  const train::Batch whole = char_tiny_batch(golden);
+  const size_t half = whole.seq_len / 2;
+  auto slice = [&](size_t first) {
+    auto part = [&](const std::vector<uint32_t>& ids) {
+      return std::vector<uint32_t>(ids.begin() + first, ids.begin() + first + half);
+    };
+    return train::Batch{1, half, part(whole.inputs), part(whole.targets)};
+  };
+  const train::Batch a = slice(0), b = slice(half);
+  train::Batch both{2, half, a.inputs, a.targets};
+  both.inputs.insert(both.inputs.end(), b.inputs.begin(), b.inputs.end());
+  both.targets.insert(both.targets.end(), b.targets.begin(), b.targets.end());
+  const train::LossAndGrads batched = train::loss_and_grads(model, both);
+  const train::LossAndGrads first = train::loss_and_grads(model, a);
+  const train::LossAndGrads second = train::loss_and_grads(model, b);
+  const std::vector<train::Parameter> params = train::parameters(model);
+  for (size_t i = 0; i < params.size(); ++i) {
+    std::vector<float> mean = first.grads[i].to_floats();
+    std::vector<float> other = second.grads[i].to_floats();
+    for (size_t j = 0; j < mean.size(); ++j) mean[j] = 0.5f * (mean[j] + other[j]);
+    const io::TensorData expected = io::TensorData::from_floats(
+        params[i].name, io::Shape(params[i].value.shape().begin(), params[i].value.shape().end()),
+        std::move(mean));
+    EXPECT_TRUE(within(params[i].name, batched.grads[i], expected, 2e-6, 1e-4));
+  }
+}
+
 }  // namespace wgpt::test

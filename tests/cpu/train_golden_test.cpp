@@ -13,6 +13,10 @@ TEST(TrainGoldenCpu, GradientsMatchPyTorch) { test::expect_gradients_match_pytor
 
 TEST(TrainGoldenCpu, ThreeAdamWStepsMatchPyTorch) { test::expect_adamw_matches_pytorch(nullptr); }
 
+TEST(TrainGoldenCpu, BatchIsTheMeanOfItsSequences) {
+  test::expect_batch_is_mean_of_sequences(nullptr);
+}
+
 // Central differences of the mean loss at the largest-gradient entry of a few parameters, one of
 // each kind: embeddings, a norm, a projection, a bias.
 TEST(TrainGoldenCpu, GradientsAgreeWithFiniteDifferences) {

@@ -14,5 +14,9 @@ TEST(TrainGoldenGpu, ThreeAdamWStepsMatchPyTorch) {
   test::expect_adamw_matches_pytorch(test::gpu_context());
 }
 
+TEST(TrainGoldenGpu, BatchIsTheMeanOfItsSequences) {
+  test::expect_batch_is_mean_of_sequences(test::gpu_context());
+}
+
 }  // namespace
 }  // namespace wgpt
