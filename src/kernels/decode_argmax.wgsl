@@ -10,8 +10,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> best: array<u32>;
 @group(0) @binding(2) var<storage, read_write> step: array<u32>;
 
-var<workgroup> best_value: array<f32, 256>;
-var<workgroup> best_index: array<u32, 256>;
+//! include "decode_best.wgsl"
 
 @compute @workgroup_size(256)
 fn main(@builtin(local_invocation_index) local: u32) {
@@ -26,22 +25,7 @@ fn main(@builtin(local_invocation_index) local: u32) {
       index = at;
     }
   }
-  best_value[local] = value;
-  best_index[local] = index;
-  for (var stride = 128u; stride > 0u; stride /= 2u) {
-    workgroupBarrier();
-    if (local < stride) {
-      let other_value = best_value[local + stride];
-      let other_index = best_index[local + stride];
-      if (other_index != 0xffffffffu &&
-          (best_index[local] == 0xffffffffu || other_value > best_value[local] ||
-           (other_value == best_value[local] && other_index < best_index[local]))) {
-        best_value[local] = other_value;
-        best_index[local] = other_index;
-      }
-    }
-  }
-  workgroupBarrier();
+  best_reduce(local, value, index);
   if (local == 0u) {
     step[1] = best_index[0];
     step[0] = step[0] + 1u;

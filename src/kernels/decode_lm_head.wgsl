@@ -20,8 +20,7 @@ struct Params {
 
 var<workgroup> normalized: array<vec4<f32>, 512>;  // LN_f(x), for widths up to 2048
 var<workgroup> row_sums: array<f32, 256>;
-var<workgroup> best_value: array<f32, 256>;
-var<workgroup> best_index: array<u32, 256>;
+//! include "decode_best.wgsl"
 
 @compute @workgroup_size(256)
 fn main(@builtin(local_invocation_index) local: u32,
@@ -59,22 +58,7 @@ fn main(@builtin(local_invocation_index) local: u32,
     index = token;
     logits[token] = value;
   }
-  best_value[local] = value;
-  best_index[local] = index;
-  for (var stride = 128u; stride > 0u; stride /= 2u) {
-    workgroupBarrier();
-    if (local < stride) {
-      let other_value = best_value[local + stride];
-      let other_index = best_index[local + stride];
-      if (other_index != 0xffffffffu &&
-          (best_index[local] == 0xffffffffu || other_value > best_value[local] ||
-           (other_value == best_value[local] && other_index < best_index[local]))) {
-        best_value[local] = other_value;
-        best_index[local] = other_index;
-      }
-    }
-  }
-  workgroupBarrier();
+  best_reduce(local, value, index);
   if (local == 0u) {
     best[workgroup * 2u] = bitcast<u32>(best_value[0]);
     best[workgroup * 2u + 1u] = best_index[0];
