@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "model_options.h"
 #include "wgpt/decoder.h"
+#include "wgpt/probe.h"
 
 namespace wgpt::cli {
 namespace {
@@ -23,6 +24,7 @@ struct BenchCommand {
   size_t repetitions = 5;
   std::string output = "md";
   bool profile = false;
+  bool probe = false;
 };
 
 struct Measurement {
@@ -95,7 +97,7 @@ Measurement prompt_processing(const model::Model& model, size_t tokens, size_t r
 }
 
 Measurement token_generation(const model::Model& model, size_t prompt, size_t tokens,
-                             size_t repetitions) {
+                             size_t repetitions, bool probe) {
   const std::vector<uint32_t> ids = bench_ids(prompt, model.config().vocab_size);
   model::KvCache cache = model.new_cache();
   uint32_t next = 0;
@@ -105,15 +107,23 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
     next = argmax(model.forward(ids, cache, {.all_logits = false}).logits.to_floats());
   };
   // The GPU decode path where the model allows it, as `wgpt generate` takes it.
+  // With --probe, each step also reads back every layer's attention and the top 10 (the probe
+  // runs on the general forward path).
   std::unique_ptr<model::Decoder> decoder;
-  if (model::Decoder::supported(model)) decoder = std::make_unique<model::Decoder>(model, cache);
-  Measurement m{"tg" + std::to_string(tokens), tokens, {}, {}};
+  if (!probe && model::Decoder::supported(model)) {
+    decoder = std::make_unique<model::Decoder>(model, cache);
+  }
+  Measurement m{"tg" + std::to_string(tokens) + (probe ? "+probe" : ""), tokens, {}, {}};
   for (size_t r = 0; r <= repetitions; ++r) {
     prefill();
     const gpu::Stats before = model.on_gpu() ? model.context()->stats() : gpu::Stats{};
     const auto start = std::chrono::steady_clock::now();
     if (decoder) {
       next = decoder->greedy(next, tokens).back();
+    } else if (probe) {
+      for (size_t i = 0; i < tokens; ++i) {
+        next = argmax(model::trace_step(model, std::span(&next, 1), cache, {.top_n = 10}).logits);
+      }
     } else {
       for (size_t i = 0; i < tokens; ++i) {
         next = argmax(
@@ -234,7 +244,7 @@ void run(const BenchCommand& command) {
     results.push_back(prompt_processing(model, command.prompt_tokens, command.repetitions));
   if (command.generate_tokens) {
     results.push_back(token_generation(model, command.generate_prompt, command.generate_tokens,
-                                       command.repetitions));
+                                       command.repetitions, command.probe));
   }
   report(command, model, results);
   if (command.profile) profile_decode(model);
@@ -264,6 +274,9 @@ void add_bench_command(CLI::App& app) {
   sub->add_option("-o,--output", command->output, "md or json")
       ->check(CLI::IsMember({"md", "json"}))
       ->capture_default_str();
+  sub->add_flag("--probe", command->probe,
+                "Measure tgN with the attention probe on (every layer's attention and the top 10 "
+                "read back each step)");
   sub->add_flag("--profile", command->profile,
                 "Also show where a decode step's GPU time goes, by kernel family");
   sub->callback([command] { run(*command); });
