@@ -106,23 +106,24 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
     cache.clear();
     next = argmax(model.forward(ids, cache, {.all_logits = false}).logits.to_floats());
   };
-  // The GPU decode path where the model allows it, as `wgpt generate` takes it.
-  // With --probe, each step also reads back every layer's attention and the top 10 (the probe
-  // runs on the general forward path).
+  // The GPU decode path where the model allows it, as `wgpt generate` and `wgpt trace` take it.
+  // With --probe, each step also reads back every layer's attention and the top 10.
   std::unique_ptr<model::Decoder> decoder;
-  if (!probe && model::Decoder::supported(model)) {
-    decoder = std::make_unique<model::Decoder>(model, cache);
-  }
+  if (model::Decoder::supported(model)) decoder = std::make_unique<model::Decoder>(model, cache);
+  constexpr size_t kProbeTop = 10;
   Measurement m{"tg" + std::to_string(tokens) + (probe ? "+probe" : ""), tokens, {}, {}};
   for (size_t r = 0; r <= repetitions; ++r) {
     prefill();
     const gpu::Stats before = model.on_gpu() ? model.context()->stats() : gpu::Stats{};
     const auto start = std::chrono::steady_clock::now();
-    if (decoder) {
+    if (decoder && probe) {
+      next = decoder->greedy_traced(next, tokens, kProbeTop, {}).back();
+    } else if (decoder) {
       next = decoder->greedy(next, tokens).back();
     } else if (probe) {
       for (size_t i = 0; i < tokens; ++i) {
-        next = argmax(model::trace_step(model, std::span(&next, 1), cache, {.top_n = 10}).logits);
+        next = argmax(
+            model::trace_step(model, std::span(&next, 1), cache, {.top_n = kProbeTop}).logits);
       }
     } else {
       for (size_t i = 0; i < tokens; ++i) {
@@ -243,8 +244,11 @@ void run(const BenchCommand& command) {
   if (command.prompt_tokens)
     results.push_back(prompt_processing(model, command.prompt_tokens, command.repetitions));
   if (command.generate_tokens) {
-    results.push_back(token_generation(model, command.generate_prompt, command.generate_tokens,
-                                       command.repetitions, command.probe));
+    for (bool probe : {false, true}) {
+      if (probe && !command.probe) break;
+      results.push_back(token_generation(model, command.generate_prompt, command.generate_tokens,
+                                         command.repetitions, probe));
+    }
   }
   report(command, model, results);
   if (command.profile) profile_decode(model);
@@ -275,8 +279,8 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::IsMember({"md", "json"}))
       ->capture_default_str();
   sub->add_flag("--probe", command->probe,
-                "Measure tgN with the attention probe on (every layer's attention and the top 10 "
-                "read back each step)");
+                "Also measure tgN with the attention probe on (every layer's attention and the "
+                "top 10 read back each step), right after tgN without it");
   sub->add_flag("--profile", command->profile,
                 "Also show where a decode step's GPU time goes, by kernel family");
   sub->callback([command] { run(*command); });

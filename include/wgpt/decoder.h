@@ -7,19 +7,22 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "wgpt/gpu.h"
 #include "wgpt/model.h"
+#include "wgpt/probe.h"
 
 namespace wgpt::model {
 
 class Decoder {
  public:
   // Whether `model` can take this path: on the GPU, the token table in one binding, widths that
-  // are multiples of 4 up to 2048, a head size that divides 256, 8 storage buffers per stage.
-  // Otherwise use Model::forward, which computes the same numbers with general ops.
+  // are multiples of 4 up to 2048, a head size of 4 to 256 that divides 256, 8 storage buffers per
+  // stage. Otherwise use Model::forward, which computes the same numbers with general ops.
   static bool supported(const Model& model);
 
   // Binds `cache` (which must belong to `model` and outlive this decoder).
@@ -40,6 +43,21 @@ class Decoder {
   std::vector<uint32_t> greedy(uint32_t token, size_t count,
                                const std::function<bool(uint32_t)>& on_token = {});
 
+  // The probe on this path: a step as step_logits that also reads back every block's attention
+  // for the new position (`blocks.L.attn.hook_pattern` [n_head, 1, kv_len]) and the `top_n` most
+  // likely next tokens — the logits and all patterns in the step's one readback (one submit, one
+  // fence wait). The kernels are the ones every step runs, so probing changes no arithmetic.
+  StepTrace step_traced(uint32_t token, size_t top_n);
+  // The same, delivering the trace (or the error) from a later gpu::Context::poll() natively or
+  // from the browser's event loop. The cache's length advances when this returns; the next step
+  // may be recorded before the trace arrives.
+  void step_traced_async(uint32_t token, size_t top_n, std::function<void(Result<StepTrace>)> done);
+  // greedy() with each step's trace read back in the step's readback: two steps in flight, the
+  // same tokens. `on_step` receives each token with its trace; return false to stop.
+  std::vector<uint32_t> greedy_traced(
+      uint32_t token, size_t count, size_t top_n,
+      const std::function<bool(uint32_t, const StepTrace&)>& on_step);
+
   // Where a step's GPU time goes: each kernel family of the step (layer 0's instance for the
   // per-layer ones) dispatched `repeats` times back to back, timed on the host around one submit
   // and wait. The time per dispatch includes the device's cost of a dependent dispatch, as in a
@@ -53,6 +71,13 @@ class Decoder {
 
  private:
   struct Plan;
+  // A step's readback: its GPU-chosen token (4 bytes) if `token`, then for a traced step the
+  // logits and every layer's pattern for kv_len keys.
+  std::vector<gpu::BufferRange> step_regions(bool token, bool traced, size_t kv_len) const;
+  StepTrace assemble_trace(std::span<const std::vector<std::byte>> regions, size_t kv_len,
+                           size_t top_n) const;
+  std::vector<uint32_t> run_greedy(uint32_t token, size_t count, std::optional<size_t> top_n,
+                                   const std::function<bool(uint32_t, const StepTrace*)>& on_step);
   void record_layers();
   void record_step(bool choose_on_gpu);
   void start(uint32_t token);

@@ -158,6 +158,11 @@ class Context {
   void readback_many_async(const std::vector<BufferRange>& regions,
                            std::function<void(Result<std::vector<std::vector<std::byte>>>)> done);
 
+  // Copies `from` (size 0: to the end of its buffer) into `to` at its offset, in order with the
+  // recorded dispatches; offsets and size must be multiples of 4. Outside a scope it is submitted
+  // at once.
+  void copy(const BufferRange& from, const BufferRange& to);
+
   // Records kernel `name` (an embedded src/kernels/NAME.wgsl, or one added with add_kernel):
   // binding 0 = a uniform block holding `params` (raw 32-bit words; omitted when empty),
   // bindings 1.. = the storage ranges in order. Outside a scope it is submitted at once.

@@ -1,6 +1,7 @@
+#include "wgpt/generate.h"
+
 #include "generate/generation.h"
 #include "wgpt/decoder.h"
-#include "wgpt/generate.h"
 
 namespace wgpt::generate {
 
@@ -31,7 +32,7 @@ GenerateResult generate(const model::Model& model, const tokenizer::Tokenizer& t
     if (options.sampling.greedy) {
       // The GPU chooses each token (first maximum on ties, as the sampler), two steps in flight.
       decoder.greedy(run.next_ids()[0], options.max_new_tokens, [&](uint32_t token) {
-        run.accept(token);
+        run.accept(run.chosen_on_device(token));
         return run.running();
       });
     }

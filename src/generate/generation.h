@@ -25,6 +25,12 @@ class Generation {
 
   // Chooses the next token from a step's logits (the first call closes the prompt's timing).
   uint32_t sample(std::span<const float> logits);
+  // Counts a decode step whose token the GPU chose (greedy decoding on the device) in place of
+  // sample(); the prefill's token always comes from sample().
+  uint32_t chosen_on_device(uint32_t token) {
+    ++steps_;
+    return token;
+  }
   // Appends the token and streams its text; stops at the end-of-text token, the token limit, a
   // full context, or when the text callback says so.
   void accept(uint32_t token);

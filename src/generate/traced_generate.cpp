@@ -1,18 +1,31 @@
-// Generation with the probe on: generate()'s loop with every step run through model::trace_step,
-// synchronously or as a chain of asynchronous readbacks.
+// Generation with the probe on: generate()'s loop with every step traced, synchronously or as a
+// chain of asynchronous readbacks. As generate(), the prefill runs the general forward pass and
+// the decode steps take the fused GPU path where the model allows it (model::Decoder, whose
+// kernels already hold every layer's attention); per-block detail needs the general pass, which
+// computes every intermediate, so a trace with detail_layers > 0 runs it for every step.
 #include <memory>
 
 #include "generate/generation.h"
+#include "wgpt/decoder.h"
 
 namespace wgpt::generate {
 namespace {
 
+bool decodes_on_device(const model::Model& model, const model::ProbeOptions& probe) {
+  return probe.detail_layers == 0 && model::Decoder::supported(model);
+}
+
+// Reports a traced step and hands its token to the run.
+void report(Generation& run, const model::StepTrace& trace, uint32_t token,
+            const TraceCallback& on_trace) {
+  if (on_trace && !on_trace(run.steps() - 1, trace, token)) return run.stop(StopReason::callback);
+  run.accept(token);
+}
+
 // Samples from a traced step, reports it, and hands the token to the run.
 void take_step(Generation& run, const model::StepTrace& trace, const TraceCallback& on_trace) {
-  const size_t step = run.steps();
   const uint32_t token = run.sample(trace.logits);
-  if (on_trace && !on_trace(step, trace, token)) return run.stop(StopReason::callback);
-  run.accept(token);
+  report(run, trace, token, on_trace);
 }
 
 struct AsyncRun {
@@ -21,7 +34,8 @@ struct AsyncRun {
   model::ProbeOptions probe;
   TraceCallback on_trace;
   std::function<void(Result<GenerateResult>)> done;
-  // While advance() loops, a step that completes before trace_step_async returns (the CPU) only
+  std::unique_ptr<model::Decoder> decoder;  // from the first decode step, where supported
+  // While advance() loops, a step that completes before its trace call returns (the CPU) only
   // marks itself done, so the loop goes on instead of recursing once per token.
   bool advancing = false;
   bool step_completed = false;
@@ -43,14 +57,25 @@ void on_step(const std::shared_ptr<AsyncRun>& state, Result<model::StepTrace> tr
   }
 }
 
+void trace_next_step(const std::shared_ptr<AsyncRun>& state) {
+  auto then = [state](Result<model::StepTrace> trace) { on_step(state, std::move(trace)); };
+  Generation& run = state->run;
+  if (run.steps() > 0 && !state->decoder && decodes_on_device(state->model, state->probe)) {
+    state->decoder = std::make_unique<model::Decoder>(state->model, run.cache());
+  }
+  if (state->decoder) {
+    state->decoder->step_traced_async(run.next_ids()[0], state->probe.top_n, then);
+  } else {
+    model::trace_step_async(state->model, run.next_ids(), run.cache(), state->probe, then);
+  }
+}
+
 void advance(const std::shared_ptr<AsyncRun>& state) {
   try {
     state->advancing = true;
     while (state->run.running()) {
       state->step_completed = false;
-      model::trace_step_async(
-          state->model, state->run.next_ids(), state->run.cache(), state->probe,
-          [state](Result<model::StepTrace> trace) { on_step(state, std::move(trace)); });
+      trace_next_step(state);
       if (!state->step_completed) {  // waiting for the GPU, or failed
         state->advancing = false;
         return;
@@ -70,6 +95,23 @@ GenerateResult generate_traced(const model::Model& model, const tokenizer::Token
                                const model::ProbeOptions& probe, const TraceCallback& on_trace,
                                const TextCallback& on_text) {
   Generation run(model, tokenizer, prompt_ids, options, on_text);
+  if (!run.running()) return run.finish();
+  take_step(run, model::trace_step(model, run.next_ids(), run.cache(), probe), on_trace);
+  if (run.running() && decodes_on_device(model, probe)) {
+    model::Decoder decoder(model, run.cache());
+    if (options.sampling.greedy) {
+      // As generate(): the GPU chooses each token, two steps in flight, each with its trace.
+      decoder.greedy_traced(run.next_ids()[0], options.max_new_tokens, probe.top_n,
+                            [&](uint32_t token, const model::StepTrace& trace) {
+                              report(run, trace, run.chosen_on_device(token), on_trace);
+                              return run.running();
+                            });
+    }
+    while (run.running()) {
+      take_step(run, decoder.step_traced(run.next_ids()[0], probe.top_n), on_trace);
+    }
+    return run.finish();
+  }
   while (run.running()) {
     take_step(run, model::trace_step(model, run.next_ids(), run.cache(), probe), on_trace);
   }
@@ -84,7 +126,7 @@ void generate_traced_async(const model::Model& model, const tokenizer::Tokenizer
   try {
     state = std::make_shared<AsyncRun>(
         AsyncRun{Generation(model, tokenizer, prompt_ids, options, std::move(on_text)), model,
-                 probe, std::move(on_trace), done});
+                 probe, std::move(on_trace), done, nullptr});
   } catch (const Error& error) {
     return done(error);
   }

@@ -135,12 +135,15 @@ WGPUComputePassEncoder Context::Impl::open_pass() {
   return pass;
 }
 
+void Context::Impl::close_pass() {
+  if (!pass) return;
+  wgpuComputePassEncoderEnd(pass);
+  wgpuComputePassEncoderRelease(pass);
+  pass = nullptr;
+}
+
 void Context::Impl::submit() {
-  if (pass) {
-    wgpuComputePassEncoderEnd(pass);
-    wgpuComputePassEncoderRelease(pass);
-    pass = nullptr;
-  }
+  close_pass();
   if (!encoder) return;
   WGPUCommandBuffer commands = wgpuCommandEncoderFinish(encoder, nullptr);
   wgpuCommandEncoderRelease(encoder);
@@ -377,6 +380,30 @@ void Context::Impl::record(const PreparedState& prepared) {
   if (scope_depth == 0) submit();
 }
 
+void Context::copy(const BufferRange& from, const BufferRange& to) {
+  impl_->check_usable();
+  if (!from.buffer || !from.buffer->valid() || !to.buffer || !to.buffer->valid()) {
+    throw Error("copy: no buffer");
+  }
+  const size_t size =
+      from.size ? from.size : from.buffer->size() - std::min(from.offset, from.buffer->size());
+  if ((from.offset | to.offset | size) % 4 != 0) {
+    throw Error("copy: offsets and size must be multiples of 4 bytes");
+  }
+  if (from.offset + size > from.buffer->size() || to.offset + size > to.buffer->size() ||
+      (to.size != 0 && to.size != size)) {
+    throw Error("copy: " + std::to_string(size) + " bytes from offset " +
+                std::to_string(from.offset) + " to offset " + std::to_string(to.offset) +
+                " do not fit the buffers of " + std::to_string(from.buffer->size()) + " and " +
+                std::to_string(to.buffer->size()) + " bytes");
+  }
+  if (size == 0) return;
+  impl_->close_pass();  // a copy is recorded between passes, in order with the dispatches
+  wgpuCommandEncoderCopyBufferToBuffer(impl_->open_encoder(), from.buffer->slot_->handle,
+                                       from.offset, to.buffer->slot_->handle, to.offset, size);
+  if (impl_->scope_depth == 0) impl_->submit();
+}
+
 PreparedState::~PreparedState() {
   if (group) wgpuBindGroupRelease(group);
 }
@@ -411,11 +438,7 @@ void Context::readback_many_async(
     staging = impl_->create_buffer(staging_size, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
   }
   // Any recorded dispatches go first, in the same submit, so the copies see their writes.
-  if (impl_->pass) {
-    wgpuComputePassEncoderEnd(impl_->pass);
-    wgpuComputePassEncoderRelease(impl_->pass);
-    impl_->pass = nullptr;
-  }
+  impl_->close_pass();
   WGPUCommandEncoder encoder = impl_->open_encoder();
   for (size_t i = 0; i < regions.size(); ++i) {
     const size_t start = regions[i].offset / 4 * 4;

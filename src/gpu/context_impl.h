@@ -60,6 +60,8 @@ struct Context::Impl {
   const Uniform& uniform_for(std::span<const uint32_t> params);
   WGPUCommandEncoder open_encoder();
   WGPUComputePassEncoder open_pass();
+  // Ends the open compute pass, if any, so that copies can be recorded after its dispatches.
+  void close_pass();
   // Ends the pass, finishes and submits everything recorded (plus whatever was added to the
   // encoder after the pass), then reports WebGPU errors as a wgpt::Error naming the kernels.
   void submit();

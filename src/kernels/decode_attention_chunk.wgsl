@@ -1,7 +1,10 @@
 // Decode step, attention part 1 of 2 (split over the keys, as flash-decoding): workgroup (head,
 // chunk) takes 64 cached keys, scores them against the step's query, and keeps the chunk's
-// softmax statistics and its unnormalised weighted sum of values. Raw scores go to `probs`
+// softmax statistics and its unnormalised weighted sum of values. Raw scores go to `scores`
 // [n_head, n_ctx], which part 2 turns into probabilities. Chunks past kv_len do nothing.
+// head_dim is a multiple of 4 up to 256, so rows are read as vec4s: a thread scores one key, then
+// for the values each thread owns one vec4 of the output and a quarter (or less) of the keys, so
+// it issues few, wide loads.
 struct Params {
   head_dim: u32,
   n_ctx: u32,
@@ -11,15 +14,16 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> step: array<u32>;
-@group(0) @binding(2) var<storage, read> q: array<f32>;
-@group(0) @binding(3) var<storage, read> k_cache: array<f32>;
-@group(0) @binding(4) var<storage, read> v_cache: array<f32>;
-@group(0) @binding(5) var<storage, read_write> probs: array<f32>;
+@group(0) @binding(2) var<storage, read> q: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> k_cache: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> v_cache: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> scores: array<f32>;
 // Per (head, chunk): [max, sum of exp, then head_dim partial outputs].
 @group(0) @binding(6) var<storage, read_write> partials: array<f32>;
 
 var<workgroup> weights: array<f32, 64>;
 var<workgroup> reduction: array<f32, 64>;
+var<workgroup> value_sums: array<vec4<f32>, 64>;
 
 fn reduce(local: u32, value: f32, take_max: bool) -> f32 {
   workgroupBarrier();
@@ -45,33 +49,48 @@ fn main(@builtin(local_invocation_index) local: u32,
   if (first >= kv_len) {
     return;  // uniform across the workgroup
   }
-  let d = params.head_dim;
-  let cache = head * params.n_ctx * d;
+  let d4 = params.head_dim / 4u;
+  let cache = head * params.n_ctx * d4;  // in vec4s
   let j = first + local;
   var score = bitcast<f32>(0xff7fffffu);  // the lowest finite f32: no weight
   if (j < kv_len) {
-    var dot = 0.0;
-    for (var i = 0u; i < d; i++) {
-      dot += q[head * d + i] * k_cache[cache + j * d + i];
+    var dot4 = vec4<f32>(0.0);
+    for (var i = 0u; i < d4; i++) {
+      dot4 += q[head * d4 + i] * k_cache[cache + j * d4 + i];
     }
-    score = dot * params.scale;
-    probs[head * params.n_ctx + j] = score;
+    score = (dot4.x + dot4.y + dot4.z + dot4.w) * params.scale;
+    scores[head * params.n_ctx + j] = score;
   }
   let largest = reduce(local, score, true);
   let e = select(0.0, exp(score - largest), j < kv_len);
   weights[local] = e;
   let total = reduce(local, e, false);  // its first barrier also publishes `weights`
-  let out = (head * params.chunks + chunk) * (d + 2u);
+  let out = (head * params.chunks + chunk) * (params.head_dim + 2u);
   if (local == 0u) {
     partials[out] = largest;
     partials[out + 1u] = total;
   }
+  // Thread (key group g, output vec4 l): keys g, g + groups, ... of the chunk. d4 is a power
+  // of two up to 64, so the 64 threads are exactly `groups` groups of d4.
+  let groups = 64u / d4;
+  let lane = local % d4;
+  let key_group = local / d4;
   let count = min(64u, kv_len - first);
-  for (var lane = local; lane < d; lane += 64u) {
-    var sum = 0.0;
-    for (var k = 0u; k < count; k++) {
-      sum += weights[k] * v_cache[cache + (first + k) * d + lane];
+  var sum = vec4<f32>(0.0);
+  for (var key = key_group; key < count; key += groups) {
+    sum += weights[key] * v_cache[cache + (first + key) * d4 + lane];
+  }
+  value_sums[local] = sum;
+  workgroupBarrier();
+  if (local < d4) {
+    var all = value_sums[local];
+    for (var g = 1u; g < groups; g++) {
+      all += value_sums[g * d4 + local];
     }
-    partials[out + 2u + lane] = sum;
+    let at = out + 2u + local * 4u;
+    partials[at] = all.x;
+    partials[at + 1u] = all.y;
+    partials[at + 2u] = all.z;
+    partials[at + 3u] = all.w;
   }
 }

@@ -1,8 +1,9 @@
 // Decode step: the final LayerNorm and the tied LM head, logits[v] = LN_f(x) · wte[v], and each
 // workgroup's greedy candidate. The token table is [vocab, width], so each logit is a dot product
 // over a contiguous row: 8 threads share a row (reading 128 contiguous bytes per step), 32 rows
-// per workgroup — many workgroups, to keep enough reads in flight. The candidate — the workgroup's largest logit, the lowest
-// index on ties — goes to `best` [workgroups, 2] for decode_argmax to finish.
+// per workgroup — many workgroups, to keep enough reads in flight. The candidate — the
+// workgroup's largest logit, the lowest index on ties — goes to `best` [workgroups, 2] for
+// decode_argmax to finish.
 struct Params {
   width4: u32,
   vocab: u32,
@@ -36,13 +37,26 @@ fn main(@builtin(local_invocation_index) local: u32,
   let workgroup = group.y * groups.x + group.x;
   let lane = local % 8u;
   let token = workgroup * 32u + local / 8u;
-  var sum = vec4<f32>(0.0);
+  var s0 = vec4<f32>(0.0);
+  var s1 = vec4<f32>(0.0);
+  var s2 = vec4<f32>(0.0);
+  var s3 = vec4<f32>(0.0);
   workgroupBarrier();  // publishes `normalized`
   if (token < params.vocab) {
-    for (var k4 = lane; k4 < params.width4; k4 += 8u) {
-      sum += normalized[k4] * wte[token * params.width4 + k4];
+    // Four independent loads in flight per thread: the loop is bound by memory latency.
+    let row = token * params.width4;
+    var k4 = lane;
+    for (; k4 + 24u < params.width4; k4 += 32u) {
+      s0 += normalized[k4] * wte[row + k4];
+      s1 += normalized[k4 + 8u] * wte[row + k4 + 8u];
+      s2 += normalized[k4 + 16u] * wte[row + k4 + 16u];
+      s3 += normalized[k4 + 24u] * wte[row + k4 + 24u];
+    }
+    for (; k4 < params.width4; k4 += 8u) {
+      s0 += normalized[k4] * wte[row + k4];
     }
   }
+  let sum = (s0 + s1) + (s2 + s3);
   row_sums[local] = sum.x + sum.y + sum.z + sum.w;
   for (var stride = 4u; stride > 0u; stride /= 2u) {
     workgroupBarrier();

@@ -34,9 +34,11 @@ struct Decoder::Plan {
   std::shared_ptr<gpu::Context> context;
   Tensor step;  // u32 [position, token]
   Tensor x, q, z, h, logits;
-  Tensor attention_partials;            // per (head, chunk of 64 keys): max, sum, head_dim outputs
-  Tensor candidates;                    // the LM head's per-workgroup greedy candidates
-  std::vector<Tensor> ln1, ln2, probs;  // per layer; ln packed [gamma; beta]
+  Tensor attention_partials;     // per (head, chunk of 64 keys): max, sum, head_dim outputs
+  Tensor scores;                 // one layer's raw attention scores [n_head, n_ctx]
+  Tensor patterns;               // every layer's probabilities, packed [n_layer, n_head, kv_len]
+  Tensor candidates;             // the LM head's per-workgroup greedy candidates
+  std::vector<Tensor> ln1, ln2;  // per layer, packed [gamma; beta]
   Tensor ln_final;
   std::vector<gpu::PreparedDispatch> layers;  // embedding and every block
   gpu::PreparedDispatch lm_head, argmax;
@@ -47,7 +49,7 @@ bool Decoder::supported(const Model& model) {
   const Config& c = model.config();
   const gpu::Limits& limits = model.context()->limits();
   return model.weights().token_embedding.size() == 1 && c.n_embd % 4 == 0 && c.n_embd <= 2048 &&
-         c.head_dim() <= 256 && 256 % c.head_dim() == 0 &&
+         c.head_dim() >= 4 && c.head_dim() <= 256 && 256 % c.head_dim() == 0 &&
          limits.max_storage_buffers_per_stage >= 8 && limits.max_workgroup_storage_bytes >= 16384;
 }
 
@@ -64,11 +66,14 @@ Decoder::Decoder(const Model& model, KvCache& cache)
   auto empty = [&](Shape shape, DType dtype = DType::f32) {
     return Tensor::empty_gpu(p.context, std::move(shape), dtype);
   };
+  // Copied on the GPU: the browser cannot read the weights back synchronously.
   auto packed = [&](const Tensor& gamma, const Tensor& beta) {
-    std::vector<float> both = gamma.to_floats();
-    std::vector<float> second = beta.to_floats();
-    both.insert(both.end(), second.begin(), second.end());
-    return Tensor::from_floats(std::move(both), {2, c.n_embd}).to_gpu(p.context);
+    Tensor both = empty({2, c.n_embd});
+    const size_t bytes = c.n_embd * 4;
+    const size_t at = both.offset() * 4;
+    p.context->copy({gamma.buffer(), gamma.offset() * 4, bytes}, {both.buffer(), at, bytes});
+    p.context->copy({beta.buffer(), beta.offset() * 4, bytes}, {both.buffer(), at + bytes, bytes});
+    return both;
   };
   p.step = empty({2}, DType::u32);
   p.x = empty({c.n_embd});
@@ -77,11 +82,13 @@ Decoder::Decoder(const Model& model, KvCache& cache)
   p.h = empty({4 * c.n_embd});
   p.logits = empty({c.vocab_size});
   p.attention_partials = empty({c.n_head, (c.n_ctx + 63) / 64, c.head_dim() + 2});
+  p.scores = empty({c.n_head, c.n_ctx});
+  p.patterns = empty({c.n_layer, c.n_head, c.n_ctx});
   p.candidates = empty({(c.vocab_size + 31) / 32, 2}, DType::u32);
+  gpu::Scope scope(*p.context);  // the packing copies: one submit
   for (const LayerWeights& w : model.weights().layers) {
     p.ln1.push_back(packed(w.ln1_gamma, w.ln1_beta));
     p.ln2.push_back(packed(w.ln2_gamma, w.ln2_beta));
-    p.probs.push_back(empty({c.n_head, c.n_ctx}));
   }
   p.ln_final = packed(model.weights().final_gamma, model.weights().final_beta);
   record_layers();
@@ -110,7 +117,6 @@ void Decoder::record_layers() {
   const uint32_t chunk_params[] = {u32(c.head_dim()), u32(c.n_ctx),
                                    bits(1.0f / std::sqrt(static_cast<float>(c.head_dim()))),
                                    u32(chunks)};
-  const uint32_t combine_params[] = {u32(c.head_dim()), u32(c.n_ctx), u32(chunks)};
   const uint32_t proj_tx = column_threads(width4);
   const uint32_t proj_params[] = {u32(c.n_embd), u32(width4), proj_tx};
   const uint32_t up_tx = column_threads(4 * width4);
@@ -123,15 +129,17 @@ void Decoder::record_layers() {
         {range(p.step), range(p.x), range(p.ln1[layer]), range(l.qkv_weight), range(l.qkv_bias),
          range(p.q), range(cache_.keys[layer]), range(cache_.values[layer])},
         groups_for(3 * width4, qkv_tx)));
-    p.layers.push_back(context.prepare(
-        "decode_attention_chunk", chunk_params,
-        {range(p.step), range(p.q), range(cache_.keys[layer]), range(cache_.values[layer]),
-         range(p.probs[layer]), range(p.attention_partials)},
-        {u32(c.n_head), u32(chunks)}));
-    p.layers.push_back(context.prepare(
-        "decode_attention_combine", combine_params,
-        {range(p.step), range(p.attention_partials), range(p.probs[layer]), range(p.z)},
-        {u32(c.n_head)}));
+    p.layers.push_back(
+        context.prepare("decode_attention_chunk", chunk_params,
+                        {range(p.step), range(p.q), range(cache_.keys[layer]),
+                         range(cache_.values[layer]), range(p.scores), range(p.attention_partials)},
+                        {u32(c.n_head), u32(chunks)}));
+    const uint32_t combine_params[] = {u32(c.head_dim()), u32(c.n_ctx), u32(chunks), u32(layer),
+                                       u32(c.n_head)};
+    p.layers.push_back(context.prepare("decode_attention_combine", combine_params,
+                                       {range(p.step), range(p.attention_partials), range(p.scores),
+                                        range(p.patterns), range(p.z)},
+                                       {u32(c.n_head)}));
     p.layers.push_back(context.prepare(
         "decode_residual_gemv", proj_params,
         {range(p.z), range(l.attn_proj_weight), range(l.attn_proj_bias), range(p.x)},
@@ -187,6 +195,57 @@ void Decoder::record_step(bool choose_on_gpu) {
   if (choose_on_gpu) p.context->dispatch(p.argmax);
 }
 
+std::vector<gpu::BufferRange> Decoder::step_regions(bool token, bool traced, size_t kv_len) const {
+  const Plan& p = *plan_;
+  const Config& c = model_.config();
+  std::vector<gpu::BufferRange> regions;
+  if (token) regions.emplace_back(p.step.buffer(), p.step.offset() * 4 + 4, 4);
+  if (traced) {
+    regions.emplace_back(p.logits.buffer(), p.logits.offset() * 4, c.vocab_size * 4);
+    regions.emplace_back(p.patterns.buffer(), p.patterns.offset() * 4,
+                         c.n_layer * c.n_head * kv_len * 4);
+  }
+  return regions;
+}
+
+namespace {
+
+std::vector<float> floats_of(const std::vector<std::byte>& bytes) {
+  std::vector<float> values(bytes.size() / sizeof(float));
+  std::memcpy(values.data(), bytes.data(), values.size() * sizeof(float));
+  return values;
+}
+
+uint32_t token_of(const std::vector<std::byte>& bytes) {
+  uint32_t token;
+  std::memcpy(&token, bytes.data(), sizeof token);
+  return token;
+}
+
+}  // namespace
+
+// `regions` holds the logits, then the packed patterns, as step_regions(_, true, kv_len) reads.
+StepTrace Decoder::assemble_trace(std::span<const std::vector<std::byte>> regions, size_t kv_len,
+                                  size_t top_n) const {
+  const Config& c = model_.config();
+  StepTrace trace;
+  trace.q_len = 1;
+  trace.kv_len = kv_len;
+  trace.n_head = c.n_head;
+  trace.logits = floats_of(regions[0]);
+  const std::vector<float> patterns = floats_of(regions[1]);
+  const size_t per_layer = c.n_head * kv_len;
+  for (size_t layer = 0; layer < c.n_layer; ++layer) {
+    const auto first = patterns.begin() + static_cast<std::ptrdiff_t>(layer * per_layer);
+    trace.captures.push_back(
+        {hook_name(layer, "attn.hook_pattern"),
+         {c.n_head, 1, kv_len},
+         std::vector<float>(first, first + static_cast<std::ptrdiff_t>(per_layer))});
+  }
+  trace.top = top_tokens(trace.logits, std::min(top_n, c.vocab_size));
+  return trace;
+}
+
 uint32_t Decoder::step_greedy(uint32_t token) {
   start(token);
   Plan& p = *plan_;
@@ -195,9 +254,7 @@ uint32_t Decoder::step_greedy(uint32_t token) {
   const std::vector<std::byte> bytes =
       p.context->readback(p.step.buffer(), p.step.offset() * 4 + 4, 4);
   ++cache_.length_;
-  uint32_t next;
-  std::memcpy(&next, bytes.data(), sizeof next);
-  return next;
+  return token_of(bytes);
 }
 
 std::vector<float> Decoder::step_logits(uint32_t token) {
@@ -210,46 +267,108 @@ std::vector<float> Decoder::step_logits(uint32_t token) {
   return logits;
 }
 
+StepTrace Decoder::step_traced(uint32_t token, size_t top_n) {
+  start(token);
+  Plan& p = *plan_;
+  const size_t kv_len = cache_.length() + 1;
+  gpu::Scope scope(*p.context);  // the step and its readback copies: one submit
+  record_step(false);
+  const auto bytes = p.context->readback_many(step_regions(false, true, kv_len));
+  ++cache_.length_;
+  return assemble_trace(bytes, kv_len, top_n);
+}
+
+void Decoder::step_traced_async(uint32_t token, size_t top_n,
+                                std::function<void(Result<StepTrace>)> done) {
+  start(token);
+  Plan& p = *plan_;
+  const size_t kv_len = cache_.length() + 1;
+  {
+    gpu::Scope scope(*p.context);
+    record_step(false);
+    p.context->readback_many_async(
+        step_regions(false, true, kv_len),
+        [this, kv_len, top_n, done](Result<std::vector<std::vector<std::byte>>> bytes) {
+          if (!bytes.ok()) return done(bytes.error());
+          done(assemble_trace(bytes.value(), kv_len, top_n));
+        });
+  }
+  ++cache_.length_;
+}
+
 std::vector<uint32_t> Decoder::greedy(uint32_t token, size_t count,
                                       const std::function<bool(uint32_t)>& on_token) {
+  return run_greedy(token, count, std::nullopt,
+                    [&](uint32_t next, const StepTrace*) { return !on_token || on_token(next); });
+}
+
+std::vector<uint32_t> Decoder::greedy_traced(
+    uint32_t token, size_t count, size_t top_n,
+    const std::function<bool(uint32_t, const StepTrace&)>& on_step) {
+  return run_greedy(token, count, top_n, [&](uint32_t next, const StepTrace* trace) {
+    return !on_step || on_step(next, *trace);
+  });
+}
+
+std::vector<uint32_t> Decoder::run_greedy(
+    uint32_t token, size_t count, std::optional<size_t> top_n,
+    const std::function<bool(uint32_t, const StepTrace*)>& on_step) {
   Plan& p = *plan_;
   const size_t room = model_.config().n_ctx - std::min(model_.config().n_ctx, cache_.length());
   count = std::min(count, room);
   std::vector<uint32_t> tokens;
   if (count == 0) return tokens;
   start(token);
-  // Results land here from readback callbacks; arrived[i] says step i's token is in.
+  const size_t first_kv_len = cache_.length() + 1;
+  // Results land here from readback callbacks; arrived[i] says step i's are in.
   std::vector<uint32_t> results(count);
+  std::vector<std::optional<StepTrace>> traces(count);
   std::vector<char> arrived(count, 0);
   std::optional<Error> failure;
   size_t submitted = 0;
   auto submit = [&] {
     const size_t index = submitted++;
+    const size_t kv_len = first_kv_len + index;
     gpu::Scope scope(*p.context);
     record_step(true);
-    p.context->readback_async(p.step.buffer(), p.step.offset() * 4 + 4, 4,
-                              [&, index](Result<std::vector<std::byte>> bytes) {
-                                if (!bytes.ok()) {
-                                  failure = bytes.error();
-                                } else {
-                                  std::memcpy(&results[index], bytes.value().data(), 4);
-                                }
-                                arrived[index] = 1;
-                              });
+    p.context->readback_many_async(
+        step_regions(true, top_n.has_value(), kv_len),
+        [&, index, kv_len](Result<std::vector<std::vector<std::byte>>> bytes) {
+          if (!bytes.ok()) {
+            failure = bytes.error();
+          } else {
+            results[index] = token_of(bytes.value()[0]);
+            if (top_n) {
+              traces[index] = assemble_trace(std::span(bytes.value()).subspan(1), kv_len, *top_n);
+            }
+          }
+          arrived[index] = 1;
+        });
   };
-  submit();
-  for (size_t i = 0; i < count; ++i) {
-    if (submitted < count) submit();  // keep the next step in flight while waiting
-    while (!arrived[i]) p.context->poll();
-    if (failure) throw *failure;
-    ++cache_.length_;
-    tokens.push_back(results[i]);
-    if (on_token && !on_token(results[i])) break;
+  // A step still in flight wrote past the cache's length only, but its callback writes into this
+  // frame: wait for it before returning or throwing.
+  auto drain = [&] {
+    for (size_t i = 0; i < submitted; ++i) {
+      while (!arrived[i]) p.context->poll();
+    }
+  };
+  try {
+    submit();
+    for (size_t i = 0; i < count; ++i) {
+      if (submitted < count) submit();  // keep the next step in flight while waiting
+      while (!arrived[i]) p.context->poll();
+      if (failure) throw *failure;
+      ++cache_.length_;
+      tokens.push_back(results[i]);
+      const bool go_on = on_step(results[i], traces[i] ? &*traces[i] : nullptr);
+      traces[i].reset();
+      if (!go_on) break;
+    }
+  } catch (...) {
+    drain();
+    throw;
   }
-  // A step still in flight wrote past the cache's length only; wait for it before returning.
-  for (size_t i = tokens.size(); i < submitted; ++i) {
-    while (!arrived[i]) p.context->poll();
-  }
+  drain();
   return tokens;
 }
 

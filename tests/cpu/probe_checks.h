@@ -227,29 +227,40 @@ inline void expect_probe_keeps_the_text(std::shared_ptr<gpu::Context> context) {
   const auto model = model::Model::load(hf_fixture("char-tiny"), context);
   const auto tokenizer = tokenizer::load_tokenizer(hf_fixture("char-tiny"));
   const std::vector<uint32_t> prompt = tokenizer->encode("ROMEO:");
-  generate::GenerateOptions options;
-  options.max_new_tokens = 20;
-  options.sampling = {.temperature = 0.9f, .top_k = 20, .seed = 11};
-  const generate::GenerateResult plain = generate::generate(model, *tokenizer, prompt, options);
+  // Sampled and greedy (which the GPU decodes with two steps in flight), without detail (the
+  // fused decode path on the GPU) and with it (the general pass).
+  const generate::SamplingOptions sampled{.temperature = 0.9f, .top_k = 20, .seed = 11};
+  const generate::SamplingOptions greedy{.greedy = true};
+  for (const auto& [sampling, detail] :
+       {std::pair{sampled, size_t{0}}, std::pair{greedy, size_t{0}},
+        std::pair{sampled, size_t{1}}}) {
+    SCOPED_TRACE(std::string(sampling.greedy ? "greedy" : "sampled") + ", detail_layers " +
+                 std::to_string(detail));
+    generate::GenerateOptions options;
+    options.max_new_tokens = 20;
+    options.sampling = sampling;
+    const generate::GenerateResult plain = generate::generate(model, *tokenizer, prompt, options);
 
-  std::vector<uint32_t> reported;
-  std::vector<size_t> kv_lens;
-  const generate::GenerateResult traced = generate::generate_traced(
-      model, *tokenizer, prompt, options, {.detail_layers = 1, .top_n = 5},
-      [&](size_t step, const model::StepTrace& trace, uint32_t token) {
-        EXPECT_EQ(step, reported.size());
-        EXPECT_EQ(trace.top.size(), 5u);
-        reported.push_back(token);
-        kv_lens.push_back(trace.kv_len);
-        return true;
-      });
-  EXPECT_EQ(traced.ids, plain.ids);
-  EXPECT_EQ(traced.text, plain.text);
-  EXPECT_EQ(plain.ids.size(), 20u);
-  EXPECT_EQ(reported, plain.ids);
-  ASSERT_EQ(kv_lens.size(), 20u);
-  for (size_t step = 0; step < kv_lens.size(); ++step)
-    EXPECT_EQ(kv_lens[step], prompt.size() + step);
+    std::vector<uint32_t> reported;
+    std::vector<size_t> kv_lens;
+    const generate::GenerateResult traced = generate::generate_traced(
+        model, *tokenizer, prompt, options, {.detail_layers = detail, .top_n = 5},
+        [&](size_t step, const model::StepTrace& trace, uint32_t token) {
+          EXPECT_EQ(step, reported.size());
+          EXPECT_EQ(trace.top.size(), 5u);
+          EXPECT_GE(trace.captures.size(), model.config().n_layer);
+          reported.push_back(token);
+          kv_lens.push_back(trace.kv_len);
+          return true;
+        });
+    EXPECT_EQ(traced.ids, plain.ids);
+    EXPECT_EQ(traced.text, plain.text);
+    EXPECT_EQ(plain.ids.size(), 20u);
+    EXPECT_EQ(reported, plain.ids);
+    ASSERT_EQ(kv_lens.size(), 20u);
+    for (size_t step = 0; step < kv_lens.size(); ++step)
+      EXPECT_EQ(kv_lens[step], prompt.size() + step);
+  }
 }
 
 // The asynchronous form gives the synchronous form's result and traces.

@@ -77,6 +77,38 @@ TEST(GpuContext, ReadbackInsideAScopeSeesEarlierWrites) {
   EXPECT_EQ(to_floats(context->readback(a, 4, 8)), (std::vector<float>{9, 13}));
 }
 
+TEST(GpuContext, CopiesKeepOrderWithDispatchesInOneSubmit) {
+  auto context = test::gpu_context();
+  Buffer a = upload_floats(*context, {1, 2, 3, 4});
+  Buffer b = context->create_storage(16);
+  Buffer c = context->create_storage(24);
+  Buffer d = context->create_storage(20);
+  const Stats before = context->stats();
+  {
+    Scope scope(*context);
+    twice_plus(*context, a, b, 4, 0.0f);    // b = 2a
+    context->copy({b, 4, 8}, {c, 12, 8});   // c[3..5) = b[1..3): sees the dispatch
+    context->copy({a, 0, 12}, {c, 0, 12});  // c[0..3) = a[0..3)
+    twice_plus(*context, c, d, 5, 0.5f);    // then a dispatch sees the copies
+  }
+  EXPECT_EQ(context->stats().submits - before.submits, 1u);
+  EXPECT_EQ(to_floats(context->readback(d, 0, 20)), (std::vector<float>{2.5, 4.5, 6.5, 8.5, 12.5}));
+  // Outside a scope a copy is submitted at once.
+  context->copy({b}, {c, 4});
+  EXPECT_EQ(to_floats(context->readback(c, 4, 16)), (std::vector<float>{2, 4, 6, 8}));
+}
+
+TEST(GpuContext, BadCopiesAreClearErrors) {
+  auto context = test::gpu_context();
+  Buffer a = context->create_storage(16);
+  Buffer b = context->create_storage(8);
+  EXPECT_THROW(context->copy({a, 2, 4}, {b, 0, 4}), Error);    // unaligned offset
+  EXPECT_THROW(context->copy({a, 0, 6}, {b, 0, 6}), Error);    // unaligned size
+  EXPECT_THROW(context->copy({a, 0, 12}, {b, 0, 12}), Error);  // past the destination
+  EXPECT_THROW(context->copy({a, 8, 12}, {b, 0, 4}), Error);   // past the source, and sizes differ
+  EXPECT_THROW(context->copy({a, 0, 8}, {b, 0, 4}), Error);    // sizes differ
+}
+
 TEST(GpuContext, ReadbackManyReturnsRegionsInOrderInOneSubmitAndOneWait) {
   auto context = test::gpu_context();
   std::vector<float> values(300);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "test_support.h"
 
@@ -96,7 +97,96 @@ TEST_P(DecoderParity, PipelinedGreedyGivesTheSameTokensAndStopsWhenAsked) {
   EXPECT_EQ(cache.length(), prompt.size() + 3);
 }
 
+TEST_P(DecoderParity, TracedStepsEqualTheGeneralProbe) {
+  const Model model = Model::load(fixture(GetParam()), test::gpu_context());
+  const std::vector<uint32_t> prompt = golden_ids(GetParam(), "input_ids");
+  KvCache fast = model.new_cache(), reference = model.new_cache();
+  model.forward(prompt, fast, {.all_logits = false});
+  StepTrace expected = trace_step(model, prompt, reference, {.top_n = 5});
+  Decoder decoder(model, fast);
+  const Config& c = model.config();
+  for (int step = 0; step < 4; ++step) {
+    SCOPED_TRACE("step " + std::to_string(step));
+    const uint32_t token = argmax(expected.logits);
+    const StepTrace traced = decoder.step_traced(token, 5);
+    expected = trace_step(model, std::span(&token, 1), reference, {.top_n = 5});
+    EXPECT_EQ(traced.kv_len, expected.kv_len);
+    EXPECT_EQ(traced.q_len, 1u);
+    EXPECT_EQ(fast.length(), reference.length());
+    EXPECT_LE(max_difference(traced.logits, expected.logits), 1e-4f);
+    ASSERT_EQ(traced.top.size(), 5u);
+    EXPECT_EQ(traced.top[0].id, expected.top[0].id);
+    ASSERT_EQ(traced.captures.size(), c.n_layer);
+    for (size_t layer = 0; layer < c.n_layer; ++layer) {
+      const Capture& pattern = traced.at(hook_name(layer, "attn.hook_pattern"));
+      EXPECT_EQ(pattern.shape, (Shape{c.n_head, 1, traced.kv_len}));
+      EXPECT_LE(
+          max_difference(pattern.values, expected.at(hook_name(layer, "attn.hook_pattern")).values),
+          1e-5f)
+          << "layer " << layer;
+    }
+  }
+}
+
+TEST_P(DecoderParity, GreedyTracedGivesGreedyTokensWithTheirTraces) {
+  const Model model = Model::load(fixture(GetParam()), test::gpu_context());
+  const std::vector<uint32_t> prompt = golden_ids(GetParam(), "input_ids");
+  const std::vector<uint32_t> expected = golden_ids(GetParam(), "greedy_ids");
+  KvCache cache = model.new_cache();
+  const uint32_t first =
+      argmax(model.forward(prompt, cache, {.all_logits = false}).logits.to_floats());
+  Decoder decoder(model, cache);
+  std::vector<uint32_t> generated = {first};
+  size_t kv_len = prompt.size();
+  const std::vector<uint32_t> rest = decoder.greedy_traced(
+      first, expected.size() - 1, 3, [&](uint32_t token, const StepTrace& trace) {
+        EXPECT_EQ(trace.kv_len, ++kv_len);
+        EXPECT_EQ(argmax(trace.logits), token);  // the GPU's choice is the logits' argmax
+        EXPECT_EQ(trace.top.at(0).id, token);
+        // Each head's attention row is a distribution over the kv_len keys.
+        const Capture& last = trace.at(hook_name(model.config().n_layer - 1, "attn.hook_pattern"));
+        for (size_t head = 0; head < model.config().n_head; ++head) {
+          double sum = 0;
+          for (float p : trace.newest_attention(model.config().n_layer - 1, head)) sum += p;
+          EXPECT_NEAR(sum, 1.0, 1e-5) << "head " << head;
+        }
+        EXPECT_EQ(last.values.size(), model.config().n_head * kv_len);
+        return true;
+      });
+  generated.insert(generated.end(), rest.begin(), rest.end());
+  EXPECT_EQ(generated, expected);
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, DecoderParity, testing::Values("char-tiny", "gpt2-tiny"));
+
+// GPT-2's width (so the MLP's 3072 inputs are staged in two parts) and more than two chunks of
+// 64 keys, which the fixtures' small models never reach.
+TEST(Decoder, WideModelsAndLongContextsEqualTheGeneralForward) {
+  Config config;
+  config.n_layer = 1;
+  config.n_head = 12;
+  config.n_embd = 768;
+  config.n_ctx = 200;
+  config.vocab_size = 300;
+  const Model model = Model::random(config, 7, test::gpu_context());
+  ASSERT_TRUE(Decoder::supported(model));
+  std::vector<uint32_t> prompt(130);
+  for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<uint32_t>((i * 37 + 5) % 300);
+  KvCache fast = model.new_cache(), reference = model.new_cache();
+  model.forward(prompt, fast, {.all_logits = false});
+  StepTrace expected = trace_step(model, prompt, reference, {});
+  Decoder decoder(model, fast);
+  for (int step = 0; step < 4; ++step) {
+    SCOPED_TRACE("step " + std::to_string(step));
+    const uint32_t token = argmax(expected.logits);
+    const StepTrace traced = decoder.step_traced(token, 0);
+    expected = trace_step(model, std::span(&token, 1), reference, {});
+    EXPECT_LE(max_difference(traced.logits, expected.logits), 1e-4f);
+    EXPECT_LE(max_difference(traced.at("blocks.0.attn.hook_pattern").values,
+                             expected.at("blocks.0.attn.hook_pattern").values),
+              1e-5f);
+  }
+}
 
 TEST(Decoder, AGreedyStepIsOneSubmitOneWaitAndNoNewBuffers) {
   const Model model = Model::load(fixture("char-tiny"), test::gpu_context());
@@ -112,6 +202,37 @@ TEST(Decoder, AGreedyStepIsOneSubmitOneWaitAndNoNewBuffers) {
   EXPECT_EQ(after.fence_waits - before.fence_waits, 5u);
   EXPECT_EQ(after.buffers_created, before.buffers_created);
   EXPECT_EQ(after.dispatches - before.dispatches, 5u * (3 + 6 * model.config().n_layer));
+}
+
+TEST(Decoder, ATracedStepIsOneSubmitOneWaitAndNoNewBuffers) {
+  const Model model = Model::load(fixture("char-tiny"), test::gpu_context());
+  KvCache cache = model.new_cache();
+  const uint32_t prompt[] = {1, 2, 3};
+  model.forward(prompt, cache, {.all_logits = false});
+  Decoder decoder(model, cache);
+  decoder.step_traced(4, 2);  // the first step may size the staging pool
+  const gpu::Stats before = model.context()->stats();
+  for (uint32_t token = 5; token < 8; ++token) decoder.step_traced(token, 2);
+  const gpu::Stats after = model.context()->stats();
+  EXPECT_EQ(after.submits - before.submits, 3u);
+  EXPECT_EQ(after.fence_waits - before.fence_waits, 3u);
+  EXPECT_EQ(after.dispatches - before.dispatches, 3u * (2 + 6 * model.config().n_layer));
+
+  // The asynchronous form: the same trace as a synchronous step at the same position.
+  KvCache other = model.new_cache();
+  model.forward(prompt, other, {.all_logits = false});
+  Decoder second(model, other);
+  for (uint32_t token = 4; token < 8; ++token) second.step_traced(token, 2);
+  const StepTrace sync = second.step_traced(9, 2);
+  std::optional<Result<StepTrace>> async;
+  decoder.step_traced_async(9, 2,
+                            [&](Result<StepTrace> result) { async.emplace(std::move(result)); });
+  EXPECT_EQ(cache.length(), other.length());
+  while (!async) model.context()->poll();
+  ASSERT_TRUE(async->ok()) << async->error().what();
+  EXPECT_EQ(async->value().logits, sync.logits);
+  EXPECT_EQ(async->value().at("blocks.0.attn.hook_pattern").values,
+            sync.at("blocks.0.attn.hook_pattern").values);
 }
 
 TEST(Decoder, RefusesAFullContextAndBadIds) {
