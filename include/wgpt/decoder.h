@@ -1,5 +1,5 @@
 #pragma once
-// The decode fast path: one token per step on the GPU in 3 + 6·n_layer fused dispatches whose
+// The decode fast path: one token per step on the GPU in 3 + 5·n_layer fused dispatches whose
 // bind groups are built once, with the next token chosen on the GPU, so a greedy step costs one
 // submit and an 8-byte readback. It continues a KvCache that Model::forward filled (the prefill),
 // in the same layout, so the two paths can alternate.

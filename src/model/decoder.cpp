@@ -33,7 +33,7 @@ gpu::Workgroups groups_for(size_t columns4, uint32_t tx) { return {u32((columns4
 struct Decoder::Plan {
   std::shared_ptr<gpu::Context> context;
   Tensor step;  // u32 [position, token]
-  Tensor x, q, z, h, logits;
+  Tensor x, q, h, logits;
   Tensor attention_partials;     // per (head, chunk of 64 keys): max, sum, head_dim outputs
   Tensor scores;                 // one layer's raw attention scores [n_head, n_ctx]
   Tensor patterns;               // every layer's probabilities, packed [n_layer, n_head, kv_len]
@@ -49,7 +49,7 @@ bool Decoder::supported(const Model& model) {
   const Config& c = model.config();
   const gpu::Limits& limits = model.context()->limits();
   return model.weights().token_embedding.size() == 1 && c.n_embd % 4 == 0 && c.n_embd <= 2048 &&
-         c.head_dim() >= 4 && c.head_dim() <= 256 && 256 % c.head_dim() == 0 &&
+         c.head_dim() >= 4 && c.head_dim() <= 256 && 256 % c.head_dim() == 0 && c.n_head <= 64 &&
          limits.max_storage_buffers_per_stage >= 8 && limits.max_workgroup_storage_bytes >= 16384;
 }
 
@@ -78,7 +78,6 @@ Decoder::Decoder(const Model& model, KvCache& cache)
   p.step = empty({2}, DType::u32);
   p.x = empty({c.n_embd});
   p.q = empty({c.n_embd});
-  p.z = empty({c.n_embd});
   p.h = empty({4 * c.n_embd});
   p.logits = empty({c.vocab_size});
   p.attention_partials = empty({c.n_head, (c.n_ctx + 63) / 64, c.head_dim() + 2});
@@ -118,7 +117,6 @@ void Decoder::record_layers() {
                                    bits(1.0f / std::sqrt(static_cast<float>(c.head_dim()))),
                                    u32(chunks)};
   const uint32_t proj_tx = column_threads(width4);
-  const uint32_t proj_params[] = {u32(c.n_embd), u32(width4), proj_tx};
   const uint32_t up_tx = column_threads(4 * width4);
   const uint32_t up_params[] = {u32(c.n_embd), u32(4 * width4), up_tx, bits(eps)};
   const uint32_t down_params[] = {u32(4 * c.n_embd), u32(width4), proj_tx};
@@ -134,22 +132,19 @@ void Decoder::record_layers() {
                         {range(p.step), range(p.q), range(cache_.keys[layer]),
                          range(cache_.values[layer]), range(p.scores), range(p.attention_partials)},
                         {u32(c.n_head), u32(chunks)}));
-    const uint32_t combine_params[] = {u32(c.head_dim()), u32(c.n_ctx), u32(chunks), u32(layer),
-                                       u32(c.n_head)};
-    p.layers.push_back(context.prepare("decode_attention_combine", combine_params,
-                                       {range(p.step), range(p.attention_partials), range(p.scores),
-                                        range(p.patterns), range(p.z)},
-                                       {u32(c.n_head)}));
+    const uint32_t output_params[] = {u32(c.n_embd), u32(width4), proj_tx,    u32(c.head_dim()),
+                                      u32(c.n_ctx),  u32(chunks), u32(layer), u32(c.n_head)};
     p.layers.push_back(context.prepare(
-        "decode_residual_gemv", proj_params,
-        {range(p.z), range(l.attn_proj_weight), range(l.attn_proj_bias), range(p.x)},
+        "decode_attention_output", output_params,
+        {range(p.step), range(p.attention_partials), range(p.scores), range(l.attn_proj_weight),
+         range(l.attn_proj_bias), range(p.patterns), range(p.x)},
         groups_for(width4, proj_tx)));
     p.layers.push_back(context.prepare(
         "decode_mlp_up", up_params,
         {range(p.x), range(p.ln2[layer]), range(l.fc_weight), range(l.fc_bias), range(p.h)},
         groups_for(4 * width4, up_tx)));
     p.layers.push_back(
-        context.prepare("decode_residual_gemv", down_params,
+        context.prepare("decode_mlp_down", down_params,
                         {range(p.h), range(l.mlp_proj_weight), range(l.mlp_proj_bias), range(p.x)},
                         groups_for(width4, proj_tx)));
   }
@@ -378,8 +373,8 @@ namespace wgpt::model {
 
 std::vector<Decoder::KernelTime> Decoder::kernel_times(size_t repeats) {
   Plan& p = *plan_;
-  // layers = [embed, then per block: qkv, attention chunks, attention combine, attention
-  // projection, mlp up, mlp down]; each family once per step or once per block.
+  // layers = [embed, then per block: qkv, attention chunks, attention output (merge and
+  // projection), mlp up, mlp down]; each family once per step or once per block.
   const size_t blocks = model_.config().n_layer;
   struct Family {
     const char* name;
@@ -390,10 +385,9 @@ std::vector<Decoder::KernelTime> Decoder::kernel_times(size_t repeats) {
       {"embedding", &p.layers[0], 1},
       {"ln1 + qkv + kv append", &p.layers[1], blocks},
       {"attention: chunks of 64 keys", &p.layers[2], blocks},
-      {"attention: combine", &p.layers[3], blocks},
-      {"attention projection + residual", &p.layers[4], blocks},
-      {"ln2 + mlp up + gelu", &p.layers[5], blocks},
-      {"mlp down + residual", &p.layers[6], blocks},
+      {"attention: merge + projection + residual", &p.layers[3], blocks},
+      {"ln2 + mlp up + gelu", &p.layers[4], blocks},
+      {"mlp down + residual", &p.layers[5], blocks},
       {"ln_f + lm head + candidates", &p.lm_head, 1},
       {"argmax", &p.argmax, 1},
   };

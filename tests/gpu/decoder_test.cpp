@@ -201,7 +201,7 @@ TEST(Decoder, AGreedyStepIsOneSubmitOneWaitAndNoNewBuffers) {
   EXPECT_EQ(after.submits - before.submits, 5u);
   EXPECT_EQ(after.fence_waits - before.fence_waits, 5u);
   EXPECT_EQ(after.buffers_created, before.buffers_created);
-  EXPECT_EQ(after.dispatches - before.dispatches, 5u * (3 + 6 * model.config().n_layer));
+  EXPECT_EQ(after.dispatches - before.dispatches, 5u * (3 + 5 * model.config().n_layer));
 }
 
 TEST(Decoder, ATracedStepIsOneSubmitOneWaitAndNoNewBuffers) {
@@ -216,7 +216,7 @@ TEST(Decoder, ATracedStepIsOneSubmitOneWaitAndNoNewBuffers) {
   const gpu::Stats after = model.context()->stats();
   EXPECT_EQ(after.submits - before.submits, 3u);
   EXPECT_EQ(after.fence_waits - before.fence_waits, 3u);
-  EXPECT_EQ(after.dispatches - before.dispatches, 3u * (2 + 6 * model.config().n_layer));
+  EXPECT_EQ(after.dispatches - before.dispatches, 3u * (2 + 5 * model.config().n_layer));
 
   // The asynchronous form: the same trace as a synchronous step at the same position.
   KvCache other = model.new_cache();

@@ -1,6 +1,6 @@
-// Decode step: an output projection with its bias, added into the residual stream in place:
-// x += input · W + b (the attention projection of z, or the MLP's second layer of h). Each column
-// of x is read and written by one thread only, so updating in place is safe.
+// Decode step: the MLP's second layer with its bias, added into the residual stream in place:
+// x += h · W + b. Each column of x is read and written by one thread only, so updating in place is
+// safe.
 struct Params {
   k: u32,
   n4: u32,
@@ -8,7 +8,7 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> input: array<f32>;
+@group(0) @binding(1) var<storage, read> h: array<f32>;
 @group(0) @binding(2) var<storage, read> weight: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> bias: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> x: array<vec4<f32>>;
@@ -16,7 +16,7 @@ struct Params {
 //! include "decode_gemv.wgsl"
 
 fn input_at(row: u32) -> f32 {
-  return input[row];
+  return h[row];
 }
 
 @compute @workgroup_size(256)
