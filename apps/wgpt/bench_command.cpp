@@ -31,7 +31,10 @@ struct Measurement {
   std::string test;             // "pp512", "tg128"
   size_t tokens = 0;            // per repetition
   std::vector<double> seconds;  // one per repetition
-  gpu::Stats counted;           // counters over the last repetition
+  // ppN only: of each repetition, the host's time to record and submit the pass (the rest is
+  // waiting for the GPU and the readback). Tells a host-bound pass from a GPU-bound one.
+  std::vector<double> host_seconds;
+  gpu::Stats counted;  // counters over the last repetition
   double per_token(uint64_t total) const {
     return static_cast<double>(total) / static_cast<double>(tokens);
   }
@@ -89,11 +92,19 @@ Measurement measure(const std::string& test, size_t tokens, size_t repetitions,
 
 Measurement prompt_processing(const model::Model& model, size_t tokens, size_t repetitions) {
   const std::vector<uint32_t> ids = bench_ids(tokens, model.config().vocab_size);
-  return measure("pp" + std::to_string(tokens), tokens, repetitions, model, [&] {
+  std::vector<double> host_seconds;
+  Measurement m = measure("pp" + std::to_string(tokens), tokens, repetitions, model, [&] {
+    const auto start = std::chrono::steady_clock::now();
     model::KvCache cache = model.new_cache();
+    const model::ForwardOutput out = model.forward(ids, cache, {.all_logits = false});
+    host_seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     // The prefill's logits for the last position, read back: what a generate call waits for.
-    model.forward(ids, cache, {.all_logits = false}).logits.to_floats();
+    out.logits.to_floats();
   });
+  m.host_seconds.assign(host_seconds.end() - static_cast<std::ptrdiff_t>(repetitions),
+                        host_seconds.end());  // without the warm-up
+  return m;
 }
 
 Measurement token_generation(const model::Model& model, size_t prompt, size_t tokens,
@@ -170,6 +181,7 @@ void report(const BenchCommand& command, const model::Model& model,
                      {"fence_waits_per_token", m.per_token(m.counted.fence_waits)},
                      {"buffers_created_per_token", m.per_token(m.counted.buffers_created)},
                      {"bytes_allocated_per_token", m.per_token(m.counted.bytes_allocated)}});
+      if (!m.host_seconds.empty()) out.back()["host_ms_mean"] = 1000.0 * mean(m.host_seconds);
     }
     std::printf("%s\n", out.dump(2).c_str());
     return;
@@ -188,6 +200,12 @@ void report(const BenchCommand& command, const model::Model& model,
                 1000.0 * mean(m.seconds) / static_cast<double>(m.tokens), 1000.0 * mean(m.seconds),
                 m.per_token(m.counted.dispatches), m.per_token(m.counted.submits),
                 m.per_token(m.counted.buffers_created));
+  }
+  for (const Measurement& m : results) {
+    if (m.host_seconds.empty()) continue;
+    std::printf("\n%s: the host recorded and submitted the pass in %.2f ± %.2f ms of the %.2f ms\n",
+                m.test.c_str(), 1000.0 * mean(m.host_seconds), 1000.0 * stddev(m.host_seconds),
+                1000.0 * mean(m.seconds));
   }
   if (model.on_gpu()) {
     std::printf("\nGPU memory allocated by wgpt: %.1f MiB\n",
