@@ -33,6 +33,20 @@ std::vector<uint32_t> golden_ids(const char* model, const char* name) {
   return ids;
 }
 
+// A fixture's model with its golden prompt prefilled by the general path, and HF's greedy ids.
+struct Prefilled {
+  explicit Prefilled(const char* name)
+      : model(Model::load(fixture(name), test::gpu_context())),
+        prompt(golden_ids(name, "input_ids")),
+        expected(golden_ids(name, "greedy_ids")),
+        cache(model.new_cache()),
+        first(argmax(model.forward(prompt, cache, {.all_logits = false}).logits.to_floats())) {}
+  Model model;
+  std::vector<uint32_t> prompt, expected;
+  KvCache cache;
+  uint32_t first;  // the prefill's greedy token
+};
+
 class DecoderParity : public testing::TestWithParam<const char*> {};
 
 TEST_P(DecoderParity, LogitsEqualTheGeneralForwardAtEveryStep) {
@@ -75,26 +89,21 @@ TEST_P(DecoderParity, GreedyIdsEqualHfTransformers) {
 }
 
 TEST_P(DecoderParity, PipelinedGreedyGivesTheSameTokensAndStopsWhenAsked) {
-  const Model model = Model::load(fixture(GetParam()), test::gpu_context());
-  const std::vector<uint32_t> prompt = golden_ids(GetParam(), "input_ids");
-  const std::vector<uint32_t> expected = golden_ids(GetParam(), "greedy_ids");
-  KvCache cache = model.new_cache();
-  const uint32_t first =
-      argmax(model.forward(prompt, cache, {.all_logits = false}).logits.to_floats());
-  Decoder decoder(model, cache);
-  std::vector<uint32_t> generated = {first};
-  const std::vector<uint32_t> rest = decoder.greedy(first, expected.size() - 1);
+  Prefilled f(GetParam());
+  Decoder decoder(f.model, f.cache);
+  std::vector<uint32_t> generated = {f.first};
+  const std::vector<uint32_t> rest = decoder.greedy(f.first, f.expected.size() - 1);
   generated.insert(generated.end(), rest.begin(), rest.end());
-  EXPECT_EQ(generated, expected);
-  EXPECT_EQ(cache.length(), prompt.size() + expected.size() - 1);
+  EXPECT_EQ(generated, f.expected);
+  EXPECT_EQ(f.cache.length(), f.prompt.size() + f.expected.size() - 1);
 
-  cache.clear();
-  model.forward(prompt, cache, {.all_logits = false});
+  f.cache.clear();
+  f.model.forward(f.prompt, f.cache, {.all_logits = false});
   size_t seen = 0;
   const std::vector<uint32_t> stopped =
-      decoder.greedy(first, 10, [&](uint32_t) { return ++seen < 3; });
-  EXPECT_EQ(stopped, std::vector<uint32_t>(expected.begin() + 1, expected.begin() + 4));
-  EXPECT_EQ(cache.length(), prompt.size() + 3);
+      decoder.greedy(f.first, 10, [&](uint32_t) { return ++seen < 3; });
+  EXPECT_EQ(stopped, std::vector<uint32_t>(f.expected.begin() + 1, f.expected.begin() + 4));
+  EXPECT_EQ(f.cache.length(), f.prompt.size() + 3);
 }
 
 TEST_P(DecoderParity, TracedStepsEqualTheGeneralProbe) {
@@ -129,32 +138,28 @@ TEST_P(DecoderParity, TracedStepsEqualTheGeneralProbe) {
 }
 
 TEST_P(DecoderParity, GreedyTracedGivesGreedyTokensWithTheirTraces) {
-  const Model model = Model::load(fixture(GetParam()), test::gpu_context());
-  const std::vector<uint32_t> prompt = golden_ids(GetParam(), "input_ids");
-  const std::vector<uint32_t> expected = golden_ids(GetParam(), "greedy_ids");
-  KvCache cache = model.new_cache();
-  const uint32_t first =
-      argmax(model.forward(prompt, cache, {.all_logits = false}).logits.to_floats());
-  Decoder decoder(model, cache);
-  std::vector<uint32_t> generated = {first};
-  size_t kv_len = prompt.size();
+  Prefilled f(GetParam());
+  Decoder decoder(f.model, f.cache);
+  std::vector<uint32_t> generated = {f.first};
+  size_t kv_len = f.prompt.size();
   const std::vector<uint32_t> rest = decoder.greedy_traced(
-      first, expected.size() - 1, 3, [&](uint32_t token, const StepTrace& trace) {
+      f.first, f.expected.size() - 1, 3, [&](uint32_t token, const StepTrace& trace) {
         EXPECT_EQ(trace.kv_len, ++kv_len);
         EXPECT_EQ(argmax(trace.logits), token);  // the GPU's choice is the logits' argmax
         EXPECT_EQ(trace.top.at(0).id, token);
         // Each head's attention row is a distribution over the kv_len keys.
-        const Capture& last = trace.at(hook_name(model.config().n_layer - 1, "attn.hook_pattern"));
-        for (size_t head = 0; head < model.config().n_head; ++head) {
+        const Capture& last =
+            trace.at(hook_name(f.model.config().n_layer - 1, "attn.hook_pattern"));
+        for (size_t head = 0; head < f.model.config().n_head; ++head) {
           double sum = 0;
-          for (float p : trace.newest_attention(model.config().n_layer - 1, head)) sum += p;
+          for (float p : trace.newest_attention(f.model.config().n_layer - 1, head)) sum += p;
           EXPECT_NEAR(sum, 1.0, 1e-5) << "head " << head;
         }
-        EXPECT_EQ(last.values.size(), model.config().n_head * kv_len);
+        EXPECT_EQ(last.values.size(), f.model.config().n_head * kv_len);
         return true;
       });
   generated.insert(generated.end(), rest.begin(), rest.end());
-  EXPECT_EQ(generated, expected);
+  EXPECT_EQ(generated, f.expected);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, DecoderParity, testing::Values("char-tiny", "gpt2-tiny"));
