@@ -240,6 +240,37 @@ void profile_decode(const model::Model& model) {
   std::printf("| total | | | %.1f | |\n", total);
 }
 
+// GPU time of a ppN pass by kernel (see gpu::Context::time_kernels).
+void profile_prefill(const model::Model& model, size_t tokens) {
+  if (!model.on_gpu() || tokens == 0) return;
+  const std::vector<uint32_t> ids = bench_ids(tokens, model.config().vocab_size);
+  gpu::Context& context = *model.context();
+  {
+    model::KvCache cache = model.new_cache();
+    model.forward(ids, cache, {.all_logits = false}).logits.to_floats();  // warm: pipelines
+  }
+  context.time_kernels(true);
+  {
+    model::KvCache cache = model.new_cache();
+    model.forward(ids, cache, {.all_logits = false}).logits.to_floats();
+  }
+  context.time_kernels(false);
+  const std::vector<gpu::KernelTiming> rows = context.kernel_timings();
+  double total = 0;
+  for (const auto& row : rows) total += row.microseconds;
+  std::printf(
+      "\nGPU time of one pp%zu pass by kernel (each dispatch submitted and waited for alone, "
+      "which adds a submit and a wait to each):\n\n| kernel | dispatches | µs | share "
+      "|\n|---|---:|---:|---:|\n",
+      tokens);
+  for (const auto& row : rows) {
+    std::printf("| %s | %llu | %.1f | %.0f%% |\n", row.kernel.c_str(),
+                static_cast<unsigned long long>(row.dispatches), row.microseconds,
+                100.0 * row.microseconds / total);
+  }
+  std::printf("| total | | %.1f | |\n", total);
+}
+
 void run(const BenchCommand& command) {
   if (command.model_dir.empty() == command.config.empty()) {
     throw Error("give exactly one of -m DIR or --config NAME");
@@ -269,7 +300,10 @@ void run(const BenchCommand& command) {
     }
   }
   report(command, model, results);
-  if (command.profile) profile_decode(model);
+  if (command.profile) {
+    profile_prefill(model, command.prompt_tokens);
+    profile_decode(model);
+  }
 }
 
 }  // namespace
@@ -300,7 +334,7 @@ void add_bench_command(CLI::App& app) {
                 "Also measure tgN with the attention probe on (every layer's attention and the "
                 "top 10 read back each step), right after tgN without it");
   sub->add_flag("--profile", command->profile,
-                "Also show where a decode step's GPU time goes, by kernel family");
+                "Also show where the GPU time of a ppN pass and of a decode step goes, by kernel");
   sub->callback([command] { run(*command); });
 }
 

@@ -64,6 +64,13 @@ struct Stats {
   uint64_t pipelines_compiled = 0;
 };
 
+// GPU time by kernel while kernel timing is on (Context::time_kernels).
+struct KernelTiming {
+  std::string kernel;
+  uint64_t dispatches = 0;
+  double microseconds = 0;  // wall time of its dispatches, each submitted and waited for alone
+};
+
 class Context;
 struct BufferSlot;
 struct PreparedState;
@@ -181,6 +188,14 @@ class Context {
 
   // Submits everything recorded and waits for the GPU to finish it.
   void finish();
+
+  // Kernel timing, to find where a pass's GPU time goes (`wgpt bench --profile`): while on, every
+  // dispatch is submitted and waited for on its own (scopes notwithstanding) and its wall time is
+  // added to its kernel's row. That serialises the work and adds a submit and a wait (tens of µs)
+  // to every dispatch, so the shares, not the totals, are the finding. Native only.
+  void time_kernels(bool on);
+  // The rows since timing was last turned on, the most time first.
+  std::vector<KernelTiming> kernel_timings() const;
   // Drives pending asynchronous work on native builds (callbacks of the *_async calls run here).
   void poll();
 

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -377,7 +378,41 @@ void Context::Impl::record(const PreparedState& prepared) {
                            prepared.workgroups.z);
   recorded_kernels.push_back(prepared.name);
   ++stats.dispatches;
-  if (scope_depth == 0) submit();
+  if (timing_kernels) {
+    time_dispatch(prepared.name);
+  } else if (scope_depth == 0) {
+    submit();
+  }
+}
+
+void Context::Impl::time_dispatch(const std::string& kernel) {
+  const auto start = std::chrono::steady_clock::now();
+  submit_and_wait();
+  KernelTiming& row = kernel_timings[kernel];
+  row.kernel = kernel;
+  ++row.dispatches;
+  row.microseconds +=
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+}
+
+void Context::time_kernels(bool on) {
+#ifdef __EMSCRIPTEN__
+  if (on) throw Error("kernel timing blocks, which the browser forbids");
+#endif
+  if (on) {
+    impl_->submit();  // what was recorded before is not timed
+    impl_->kernel_timings.clear();
+  }
+  impl_->timing_kernels = on;
+}
+
+std::vector<KernelTiming> Context::kernel_timings() const {
+  std::vector<KernelTiming> rows;
+  for (const auto& [name, row] : impl_->kernel_timings) rows.push_back(row);
+  std::sort(rows.begin(), rows.end(), [](const KernelTiming& a, const KernelTiming& b) {
+    return a.microseconds > b.microseconds;
+  });
+  return rows;
 }
 
 void Context::copy(const BufferRange& from, const BufferRange& to) {
@@ -509,12 +544,19 @@ void Context::finish() {
   throw Error("Context::finish blocks, which the browser forbids");
 #else
   impl_->check_usable();
-  impl_->submit();
+  impl_->submit_and_wait();
+#endif
+}
+
+void Context::Impl::submit_and_wait() {
+#ifdef __EMSCRIPTEN__
+  throw Error("waiting for the GPU blocks, which the browser forbids");
+#else
+  submit();
   std::string error;
-  api::wait(impl_->handles,
-            api::queue_done_async(impl_->handles, [&](std::string e) { error = e; }));
+  api::wait(handles, api::queue_done_async(handles, [&](std::string e) { error = e; }));
   if (!error.empty()) throw Error(error);
-  impl_->raise_errors("while finishing");
+  raise_errors("while finishing");
 #endif
 }
 

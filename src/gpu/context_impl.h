@@ -53,6 +53,9 @@ struct Context::Impl {
   std::vector<std::string> recorded_kernels;  // since the last submit, for error messages
   std::string deferred_error;                 // raised by the next call (scopes close noexcept)
   api::Waitable last_readback;                // what a synchronous readback waits on
+  // Context::time_kernels: while on, each dispatch is submitted and waited for alone.
+  bool timing_kernels = false;
+  std::map<std::string, KernelTiming, std::less<>> kernel_timings;
 
   ~Impl();
   const Pipeline& pipeline(std::string_view name);
@@ -71,6 +74,9 @@ struct Context::Impl {
                                       const std::vector<BufferRange>& buffers,
                                       Workgroups workgroups);
   void record(const PreparedState& prepared);
+  // Submits what is recorded and waits until the GPU has finished it (native only).
+  void submit_and_wait();
+  void time_dispatch(const std::string& kernel);
   void check_usable();
 };
 

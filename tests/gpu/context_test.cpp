@@ -98,6 +98,29 @@ TEST(GpuContext, CopiesKeepOrderWithDispatchesInOneSubmit) {
   EXPECT_EQ(to_floats(context->readback(c, 4, 16)), (std::vector<float>{2, 4, 6, 8}));
 }
 
+TEST(GpuContext, KernelTimingTimesEachDispatchAlone) {
+  auto context = test::gpu_context();
+  Buffer a = upload_floats(*context, {1, 2, 3, 4});
+  Buffer b = context->create_storage(16);
+  context->time_kernels(true);
+  const Stats before = context->stats();
+  {
+    Scope scope(*context);
+    twice_plus(*context, a, b, 4, 0.0f);
+    twice_plus(*context, b, a, 4, 1.0f);
+  }
+  EXPECT_EQ(context->stats().submits - before.submits, 2u) << "one submit per dispatch";
+  context->time_kernels(false);
+  twice_plus(*context, a, b, 4, 0.0f);  // not timed
+  const std::vector<KernelTiming> rows = context->kernel_timings();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].kernel, "self_test");
+  EXPECT_EQ(rows[0].dispatches, 2u);
+  EXPECT_GT(rows[0].microseconds, 0.0);
+  // a = 2b + 1 = 4a + 1
+  EXPECT_EQ(to_floats(context->readback(a, 0, 16)), (std::vector<float>{5, 9, 13, 17}));
+}
+
 TEST(GpuContext, BadCopiesAreClearErrors) {
   auto context = test::gpu_context();
   Buffer a = context->create_storage(16);
