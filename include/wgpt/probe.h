@@ -98,6 +98,11 @@ void trace_step_async(const Model& model, std::span<const uint32_t> ids, KvCache
 
 // The n most likely tokens under softmax(logits), most likely first, ties by lower id.
 std::vector<TopToken> top_tokens(std::span<const float> logits, size_t n);
+// The same when the softmax's normaliser is known: Σ exp(logit − largest) over all logits, with
+// `largest` the largest logit (the GPU decode path computes both), so the host takes only n
+// exponentials.
+std::vector<TopToken> top_tokens(std::span<const float> logits, size_t n, float largest,
+                                 double normaliser);
 
 // ---- teacher-forced surprisal -----------------------------------------------------------------
 

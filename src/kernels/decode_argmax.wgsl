@@ -1,5 +1,5 @@
 // Decode step, last kernel: the greedy choice among the LM head's per-workgroup candidates
-// [candidates, 2] (value bits, index) — the largest logit, the lowest index on ties, as HF —
+// [candidates, 3] (value bits, index, and a sum the probe reads) — the largest logit, the lowest index on ties, as HF —
 // written into the step buffer [position, token] with the position advanced, so the next step
 // needs nothing from the host.
 struct Params {
@@ -17,8 +17,8 @@ fn main(@builtin(local_invocation_index) local: u32) {
   var value = bitcast<f32>(0xff7fffffu);  // the lowest finite f32
   var index = 0xffffffffu;
   for (var c = local; c < params.candidates; c += 256u) {
-    let candidate = bitcast<f32>(best[c * 2u]);
-    let at = best[c * 2u + 1u];
+    let candidate = bitcast<f32>(best[c * 3u]);
+    let at = best[c * 3u + 1u];
     // Candidates come in increasing index order per thread: strict > keeps the lowest on ties.
     if (at != 0xffffffffu && (index == 0xffffffffu || candidate > value)) {
       value = candidate;

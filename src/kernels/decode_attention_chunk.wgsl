@@ -54,10 +54,20 @@ fn main(@builtin(local_invocation_index) local: u32,
   let j = first + local;
   var score = bitcast<f32>(0xff7fffffu);  // the lowest finite f32: no weight
   if (j < kv_len) {
-    var dot4 = vec4<f32>(0.0);
-    for (var i = 0u; i < d4; i++) {
-      dot4 += q[head * d4 + i] * k_cache[cache + j * d4 + i];
+    // Four independent loads in flight (d4 is a power of two: 1, 2, or a multiple of 4).
+    let key = cache + j * d4;
+    var dot0 = vec4<f32>(0.0);
+    var dot1 = vec4<f32>(0.0);
+    var i = 0u;
+    for (; i + 3u < d4; i += 4u) {
+      dot0 += q[head * d4 + i] * k_cache[key + i] + q[head * d4 + i + 1u] * k_cache[key + i + 1u];
+      dot1 += q[head * d4 + i + 2u] * k_cache[key + i + 2u] +
+              q[head * d4 + i + 3u] * k_cache[key + i + 3u];
     }
+    for (; i < d4; i++) {
+      dot0 += q[head * d4 + i] * k_cache[key + i];
+    }
+    let dot4 = dot0 + dot1;
     score = (dot4.x + dot4.y + dot4.z + dot4.w) * params.scale;
     scores[head * params.n_ctx + j] = score;
   }
@@ -76,11 +86,19 @@ fn main(@builtin(local_invocation_index) local: u32,
   let lane = local % d4;
   let key_group = local / d4;
   let count = min(64u, kv_len - first);
-  var sum = vec4<f32>(0.0);
-  for (var key = key_group; key < count; key += groups) {
-    sum += weights[key] * v_cache[cache + (first + key) * d4 + lane];
+  var sum0 = vec4<f32>(0.0);
+  var sum1 = vec4<f32>(0.0);
+  var key = key_group;
+  for (; key + 3u * groups < count; key += 4u * groups) {
+    let at = cache + (first + key) * d4 + lane;
+    sum0 += weights[key] * v_cache[at] + weights[key + groups] * v_cache[at + groups * d4];
+    sum1 += weights[key + 2u * groups] * v_cache[at + 2u * groups * d4] +
+            weights[key + 3u * groups] * v_cache[at + 3u * groups * d4];
   }
-  value_sums[local] = sum;
+  for (; key < count; key += groups) {
+    sum0 += weights[key] * v_cache[cache + (first + key) * d4 + lane];
+  }
+  value_sums[local] = sum0 + sum1;
   workgroupBarrier();
   if (local < d4) {
     var all = value_sums[local];

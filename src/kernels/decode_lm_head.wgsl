@@ -2,8 +2,8 @@
 // workgroup's greedy candidate. The token table is [vocab, width], so each logit is a dot product
 // over a contiguous row: 8 threads share a row (reading 128 contiguous bytes per step), 32 rows
 // per workgroup — many workgroups, to keep enough reads in flight. The candidate — the
-// workgroup's largest logit, the lowest index on ties — goes to `best` [workgroups, 2] for
-// decode_argmax to finish.
+// workgroup's largest logit, the lowest index on ties — goes to `best` [workgroups, 3] for
+// decode_argmax to finish, with the workgroup's sum of exponentials for the probe.
 struct Params {
   width4: u32,
   vocab: u32,
@@ -73,8 +73,22 @@ fn main(@builtin(local_invocation_index) local: u32,
     logits[token] = value;
   }
   best_reduce(local, value, index);
+  // The workgroup's Σ exp(logit − its largest logit), for the probe: merged across workgroups
+  // (as the attention chunks are), it is the softmax normaliser, so the host need not take 50257
+  // exponentials to report the top tokens' probabilities.
+  let largest = best_value[0];
+  workgroupBarrier();  // every row_sums read above is done
+  row_sums[local] = select(0.0, exp(value - largest), lane == 0u && token < params.vocab);
+  for (var stride = 128u; stride > 0u; stride /= 2u) {
+    workgroupBarrier();
+    if (local < stride) {
+      row_sums[local] += row_sums[local + stride];
+    }
+  }
+  workgroupBarrier();
   if (local == 0u) {
-    best[workgroup * 2u] = bitcast<u32>(best_value[0]);
-    best[workgroup * 2u + 1u] = best_index[0];
+    best[workgroup * 3u] = bitcast<u32>(largest);
+    best[workgroup * 3u + 1u] = best_index[0];
+    best[workgroup * 3u + 2u] = bitcast<u32>(row_sums[0]);
   }
 }

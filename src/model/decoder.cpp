@@ -83,7 +83,7 @@ Decoder::Decoder(const Model& model, KvCache& cache)
   p.attention_partials = empty({c.n_head, (c.n_ctx + 63) / 64, c.head_dim() + 2});
   p.scores = empty({c.n_head, c.n_ctx});
   p.patterns = empty({c.n_layer, c.n_head, c.n_ctx});
-  p.candidates = empty({(c.vocab_size + 31) / 32, 2}, DType::u32);
+  p.candidates = empty({(c.vocab_size + 31) / 32, 3}, DType::u32);
   gpu::Scope scope(*p.context);  // the packing copies: one submit
   for (const LayerWeights& w : model.weights().layers) {
     p.ln1.push_back(packed(w.ln1_gamma, w.ln1_beta));
@@ -197,6 +197,8 @@ std::vector<gpu::BufferRange> Decoder::step_regions(bool token, bool traced, siz
   if (token) regions.emplace_back(p.step.buffer(), p.step.offset() * 4 + 4, 4);
   if (traced) {
     regions.emplace_back(p.logits.buffer(), p.logits.offset() * 4, c.vocab_size * 4);
+    regions.emplace_back(p.candidates.buffer(), p.candidates.offset() * 4,
+                         p.candidates.numel() * 4);
     regions.emplace_back(p.patterns.buffer(), p.patterns.offset() * 4,
                          c.n_layer * c.n_head * kv_len * 4);
   }
@@ -219,7 +221,8 @@ uint32_t token_of(const std::vector<std::byte>& bytes) {
 
 }  // namespace
 
-// `regions` holds the logits, then the packed patterns, as step_regions(_, true, kv_len) reads.
+// `regions` holds the logits, the LM head's candidates and the packed patterns, as
+// step_regions(_, true, kv_len) reads them.
 StepTrace Decoder::assemble_trace(std::span<const std::vector<std::byte>> regions, size_t kv_len,
                                   size_t top_n) const {
   const Config& c = model_.config();
@@ -228,7 +231,16 @@ StepTrace Decoder::assemble_trace(std::span<const std::vector<std::byte>> region
   trace.kv_len = kv_len;
   trace.n_head = c.n_head;
   trace.logits = floats_of(regions[0]);
-  const std::vector<float> patterns = floats_of(regions[1]);
+  // The softmax normaliser from the workgroups' partial sums, rescaled to the overall maximum.
+  const std::vector<float> candidates = floats_of(regions[1]);
+  float largest = candidates[0];
+  for (size_t g = 0; g < candidates.size(); g += 3) largest = std::max(largest, candidates[g]);
+  double normaliser = 0;
+  for (size_t g = 0; g < candidates.size(); g += 3) {
+    normaliser += candidates[g + 2] * std::exp(static_cast<double>(candidates[g]) - largest);
+  }
+  trace.top = top_tokens(trace.logits, std::min(top_n, c.vocab_size), largest, normaliser);
+  const std::vector<float> patterns = floats_of(regions[2]);
   const size_t per_layer = c.n_head * kv_len;
   for (size_t layer = 0; layer < c.n_layer; ++layer) {
     const auto first = patterns.begin() + static_cast<std::ptrdiff_t>(layer * per_layer);
@@ -237,7 +249,6 @@ StepTrace Decoder::assemble_trace(std::span<const std::vector<std::byte>> region
          {c.n_head, 1, kv_len},
          std::vector<float>(first, first + static_cast<std::ptrdiff_t>(per_layer))});
   }
-  trace.top = top_tokens(trace.logits, std::min(top_n, c.vocab_size));
   return trace;
 }
 

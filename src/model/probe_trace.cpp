@@ -1,7 +1,6 @@
 // A step trace on the host: finding captures by name, and the top-n next tokens.
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "wgpt/probe.h"
 
@@ -34,26 +33,44 @@ std::span<const float> StepTrace::newest_attention(size_t layer, size_t head) co
   return std::span<const float>(pattern.values).subspan(row, kv_len);
 }
 
-std::vector<TopToken> top_tokens(std::span<const float> logits, size_t n) {
+namespace {
+
+// The ids of the n largest logits, largest first, ties by lower id: one pass that keeps the n
+// best seen so far (a later equal logit has a higher id, so only a strictly larger one enters).
+std::vector<uint32_t> largest_ids(std::span<const float> logits, size_t n) {
+  std::vector<uint32_t> best;
+  best.reserve(n + 1);
+  for (uint32_t id = 0; id < logits.size(); ++id) {
+    if (best.size() == n && !(logits[id] > logits[best.back()])) continue;
+    auto at = std::upper_bound(best.begin(), best.end(), id, [&](uint32_t a, uint32_t b) {
+      return logits[a] > logits[b];  // a before b: strictly larger; equal ones keep id order
+    });
+    best.insert(at, id);
+    if (best.size() > n) best.pop_back();
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<TopToken> top_tokens(std::span<const float> logits, size_t n, float largest,
+                                 double normaliser) {
   n = std::min(n, logits.size());
-  if (n == 0) return {};
-  std::vector<uint32_t> order(logits.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::partial_sort(order.begin(), order.begin() + static_cast<ptrdiff_t>(n), order.end(),
-                    [&](uint32_t a, uint32_t b) {
-                      return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
-                    });
-  // Softmax over the whole vocabulary in double, shifted by the maximum.
-  const double top = logits[order[0]];
-  double total = 0;
-  for (float logit : logits) total += std::exp(static_cast<double>(logit) - top);
   std::vector<TopToken> result;
-  result.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    const double p = std::exp(static_cast<double>(logits[order[i]]) - top) / total;
-    result.push_back({order[i], static_cast<float>(p)});
+  for (uint32_t id : largest_ids(logits, n)) {
+    const double p = std::exp(static_cast<double>(logits[id]) - largest) / normaliser;
+    result.push_back({id, static_cast<float>(p)});
   }
   return result;
+}
+
+std::vector<TopToken> top_tokens(std::span<const float> logits, size_t n) {
+  if (std::min(n, logits.size()) == 0) return {};
+  // Softmax over the whole vocabulary in double, shifted by the maximum.
+  const float largest = *std::max_element(logits.begin(), logits.end());
+  double normaliser = 0;
+  for (float logit : logits) normaliser += std::exp(static_cast<double>(logit) - largest);
+  return top_tokens(logits, n, largest, normaliser);
 }
 
 }  // namespace wgpt::model

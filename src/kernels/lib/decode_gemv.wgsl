@@ -5,7 +5,7 @@
 // vec4 each) by 256/tx "slices" down K, each slice summing every (256/tx)-th row; the slices are
 // then added in workgroup memory. Narrow matrices use a small tx so that enough workgroups run.
 // A step reads each weight once and nothing else from memory, so it is bound by how many weight
-// loads are in flight: each thread keeps four independent rows in flight (four accumulators),
+// loads are in flight: each thread keeps eight independent rows in flight (eight accumulators),
 // and the input vector is staged in workgroup memory (computed once per workgroup, e.g. a
 // LayerNorm) so the loop issues weight loads only.
 // The includer declares `weight: array<vec4<f32>>` and `fn input_at(k: u32) -> f32`.
@@ -25,6 +25,10 @@ fn gemv_columns(local: u32, column4: u32, k: u32, n4: u32, tx: u32) -> vec4<f32>
   var s1 = vec4<f32>(0.0);
   var s2 = vec4<f32>(0.0);
   var s3 = vec4<f32>(0.0);
+  var s4 = vec4<f32>(0.0);
+  var s5 = vec4<f32>(0.0);
+  var s6 = vec4<f32>(0.0);
+  var s7 = vec4<f32>(0.0);
   for (var base = 0u; base < k; base += GEMV_STAGE) {
     let rows = min(GEMV_STAGE, k - base);
     workgroupBarrier();  // the previous stage's values are no longer read
@@ -35,12 +39,16 @@ fn gemv_columns(local: u32, column4: u32, k: u32, n4: u32, tx: u32) -> vec4<f32>
     if (column4 < n4) {
       var row = slice;
       var at = (base + row) * n4 + column4;
-      for (; row + 3u * slices < rows; row += 4u * slices) {
+      for (; row + 7u * slices < rows; row += 8u * slices) {
         s0 += gemv_input[row] * weight[at];
         s1 += gemv_input[row + slices] * weight[at + stride];
         s2 += gemv_input[row + 2u * slices] * weight[at + 2u * stride];
         s3 += gemv_input[row + 3u * slices] * weight[at + 3u * stride];
-        at += 4u * stride;
+        s4 += gemv_input[row + 4u * slices] * weight[at + 4u * stride];
+        s5 += gemv_input[row + 5u * slices] * weight[at + 5u * stride];
+        s6 += gemv_input[row + 6u * slices] * weight[at + 6u * stride];
+        s7 += gemv_input[row + 7u * slices] * weight[at + 7u * stride];
+        at += 8u * stride;
       }
       for (; row < rows; row += slices) {
         s0 += gemv_input[row] * weight[at];
@@ -48,7 +56,7 @@ fn gemv_columns(local: u32, column4: u32, k: u32, n4: u32, tx: u32) -> vec4<f32>
       }
     }
   }
-  gemv_partial[local] = (s0 + s1) + (s2 + s3);
+  gemv_partial[local] = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7));
   // Barrier first in each step: llvmpipe miscompiles a read of workgroup memory that is followed
   // by a barrier before its use.
   for (var step = slices / 2u; step > 0u; step /= 2u) {
