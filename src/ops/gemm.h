@@ -24,6 +24,13 @@ struct Gemm {
   size_t out_row_stride = 0;  // elements per output row (n unless writing a column block)
 };
 
+// The GPU kernel a product takes: gemv.wgsl for a few rows; else, when the product has enough
+// 128×128 blocks, matmul_wide_vec4.wgsl if its operands' rows are whole vec4s and
+// matmul_wide.wgsl if not; else matmul.wgsl (64×64 blocks). `storage_offset_alignment` is the
+// device's, in bytes. Exposed so that tests can check which kernel their shapes reach.
+enum class GemmKernel { vector, tiled, wide, wide_vec4 };
+GemmKernel gemm_kernel(const Gemm& geometry, size_t storage_offset_alignment);
+
 // out[(b·m + row)·out_row_stride + out_col_offset + col] = scale · Σ op(A)[row, kk] · op(B)[kk,
 // col]
 // + bias[col] for every batch b, row and column. All tensors f32 on one device; `op` names the

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "ops/gemm.h"
 #include "wgpt/ops.h"
 
 namespace wgpt {
@@ -75,6 +76,45 @@ TEST(OpsMatmul, TransposedChunksFillTheirColumns) {
   EXPECT_EQ(c.shape(), (Shape{2, 3}));
   EXPECT_EQ(c.to_floats(), (std::vector<float>{2, 4, 12, 8, 10, 30}));
   EXPECT_THROW(ops::matmul_transposed_chunks(a23(), {Tensor::zeros({2, 2})}), Error);
+}
+
+TEST(OpsMatmul, GpuKernelFollowsTheProductsSize) {
+  using ops::detail::GemmKernel;
+  // Storage bindings start at multiples of 256 bytes (WebGPU's default alignment).
+  auto kernel = [](ops::detail::Gemm g) { return ops::detail::gemm_kernel(g, 256); };
+  // GPT-2 124M training on 8 × 1024 tokens: the linear layers forward and backward (the weight
+  // gradient 768×8192 · 8192×2304 has A transposed), the LM head, attention's products per head.
+  EXPECT_EQ(kernel({.m = 8192, .k = 768, .n = 2304}), GemmKernel::wide_vec4);
+  EXPECT_EQ(kernel({.m = 8192, .k = 2304, .n = 768, .trans_b = true}), GemmKernel::wide_vec4);
+  EXPECT_EQ(kernel({.m = 768, .k = 8192, .n = 2304, .trans_a = true}), GemmKernel::wide_vec4);
+  EXPECT_EQ(kernel({.m = 8192, .k = 768, .n = 50257, .trans_b = true}), GemmKernel::wide_vec4);
+  EXPECT_EQ(kernel({.batch = 96,
+                    .m = 1024,
+                    .k = 64,
+                    .n = 1024,
+                    .a_batch_stride = 1024 * 64,
+                    .b_batch_stride = 1024 * 64,
+                    .trans_b = true}),
+            GemmKernel::wide_vec4);
+  EXPECT_EQ(kernel({.batch = 96,
+                    .m = 1024,
+                    .k = 1024,
+                    .n = 64,
+                    .a_batch_stride = 1024 * 1024,
+                    .b_batch_stride = 1024 * 64}),
+            GemmKernel::wide_vec4);
+  // The LM head's gradient with respect to the embedding: rows of 50257 are not whole vec4s.
+  EXPECT_EQ(kernel({.m = 50257, .k = 8192, .n = 768, .trans_a = true}), GemmKernel::wide);
+  // Nor are bindings that may start 4 bytes apart.
+  EXPECT_EQ(ops::detail::gemm_kernel({.m = 8192, .k = 768, .n = 2304}, 4), GemmKernel::wide);
+  // Operands read as vec4s take a 128×128 kernel from 32 blocks on (768×768: 36 blocks, 512×768:
+  // 24), scalar ones from 96 (513×2304: 90 blocks, 1025×2304: 162).
+  EXPECT_EQ(kernel({.m = 768, .k = 8192, .n = 768, .trans_a = true}), GemmKernel::wide_vec4);
+  EXPECT_EQ(kernel({.m = 512, .k = 768, .n = 768}), GemmKernel::tiled);
+  EXPECT_EQ(kernel({.m = 513, .k = 767, .n = 2304}), GemmKernel::tiled);
+  EXPECT_EQ(kernel({.m = 1025, .k = 767, .n = 2304}), GemmKernel::wide);
+  // A few rows: the matrix-vector kernel.
+  EXPECT_EQ(kernel({.m = 16, .k = 768, .n = 50257}), GemmKernel::vector);
 }
 
 }  // namespace

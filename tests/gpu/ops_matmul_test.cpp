@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
+#include <ostream>
 
+#include "ops/gemm.h"
 #include "ops_parity.h"
 #include "test_support.h"
 #include "wgpt/ops.h"
@@ -66,6 +69,95 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{0, 0, 64, 1, 64, false, false, false, 1.0f},
                       Case{3, 3, 20, 30, 40, false, false, true, 1.0f},   // batched
                       Case{4, 0, 33, 17, 9, false, true, false, 1.0f}));  // broadcast B
+
+// The 128×128 kernels, through the general geometry: batch strides (padded past m·k or k·n like a
+// KV cache's heads, or 0 to broadcast), bias, scale and a column block of a wider output. Each
+// shape is batched until it has enough 128×128 blocks to take one of them, and says which.
+struct WideCase {
+  ops::detail::GemmKernel kernel;
+  size_t batch, m, k, n;
+  bool trans_a, trans_b, bias;
+  float scale;
+  size_t a_stride, b_stride;  // elements between batches; 0 broadcasts
+  size_t out_col_offset, out_row_stride;
+};
+
+void PrintTo(const WideCase& c, std::ostream* os) {
+  *os << (c.kernel == ops::detail::GemmKernel::wide_vec4 ? "vec4" : "scalar") << ", batch "
+      << c.batch << ", m " << c.m << ", k " << c.k << ", n " << c.n
+      << (c.trans_a ? ", trans_a" : "") << (c.trans_b ? ", trans_b" : "")
+      << (c.bias ? ", bias" : "") << ", scale " << c.scale << ", a stride " << c.a_stride
+      << ", b stride " << c.b_stride << ", columns from " << c.out_col_offset << " of "
+      << c.out_row_stride;
+}
+
+class GpuMatmulWide : public ::testing::TestWithParam<WideCase> {};
+
+TEST_P(GpuMatmulWide, MatchesCpu) {
+  const WideCase& c = GetParam();
+  auto context = test::gpu_context();
+  ops::detail::Gemm geometry{.batch = c.batch,
+                             .m = c.m,
+                             .k = c.k,
+                             .n = c.n,
+                             .a_batch_stride = c.a_stride,
+                             .b_batch_stride = c.b_stride,
+                             .trans_a = c.trans_a,
+                             .trans_b = c.trans_b,
+                             .scale = c.scale,
+                             .out_col_offset = c.out_col_offset,
+                             .out_row_stride = c.out_row_stride};
+  ASSERT_EQ(
+      ops::detail::gemm_kernel(geometry, context->limits().min_storage_buffer_offset_alignment),
+      c.kernel);
+  size_t a_size = (c.batch - 1) * c.a_stride + c.m * c.k;
+  size_t b_size = (c.batch - 1) * c.b_stride + c.k * c.n;
+  size_t out_size = c.batch * c.m * c.out_row_stride;
+  Tensor a = Tensor::from_floats(test::random_floats(a_size, 1), {a_size});
+  Tensor b = Tensor::from_floats(test::random_floats(b_size, 2), {b_size});
+  std::optional<Tensor> bias;
+  if (c.bias) bias = Tensor::from_floats(test::random_floats(c.n, 3), {c.n});
+  // Columns outside the block keep these values: the kernel must not write them.
+  Tensor expected = Tensor::from_floats(test::random_floats(out_size, 4), {out_size});
+  Tensor actual = expected.to_gpu(context);
+  ops::detail::gemm("test", geometry, a, b, bias, expected);
+  std::optional<Tensor> gpu_bias;
+  if (bias) gpu_bias = bias->to_gpu(context);
+  ops::detail::gemm("test", geometry, a.to_gpu(context), b.to_gpu(context), gpu_bias, actual);
+  EXPECT_TRUE(test::all_close(actual, expected, tolerance(c.k), 1e-5f));
+}
+
+constexpr auto kScalar = ops::detail::GemmKernel::wide;
+constexpr auto kVec4 = ops::detail::GemmKernel::wide_vec4;
+
+INSTANTIATE_TEST_SUITE_P(
+    Wide, GpuMatmulWide,
+    ::testing::Values(
+        // Ragged in m, n and k (67 and 68 are not multiples of the k tile), every layout.
+        WideCase{kScalar, 22, 257, 67, 130, false, false, true, 0.5f, 257 * 67, 67 * 130, 0, 130},
+        WideCase{kScalar, 22, 257, 67, 130, true, false, false, 1.0f, 257 * 67, 67 * 130, 0, 130},
+        WideCase{kScalar, 22, 257, 67, 130, false, true, true, 1.0f, 257 * 67, 67 * 130, 0, 130},
+        WideCase{kScalar, 22, 257, 67, 130, true, true, true, 2.0f, 257 * 67, 67 * 130, 0, 130},
+        WideCase{kVec4, 22, 257, 68, 132, false, false, true, 0.5f, 257 * 68, 68 * 132, 0, 132},
+        WideCase{kVec4, 22, 260, 67, 132, true, false, false, 1.0f, 260 * 67, 67 * 132, 0, 132},
+        WideCase{kVec4, 22, 257, 68, 130, false, true, true, 1.0f, 257 * 68, 68 * 130, 0, 130},
+        WideCase{kVec4, 22, 260, 68, 130, true, true, true, 2.0f, 260 * 68, 68 * 130, 0, 130},
+        // Rows of whole vec4s, but A's batches one float apart from a vec4 boundary.
+        WideCase{kScalar, 22, 257, 68, 132, false, false, false, 1.0f, 257 * 68 + 1, 68 * 132, 0,
+                 132},
+        // Exactly one block and one k tile per batch; B broadcast.
+        WideCase{kVec4, 128, 128, 8, 128, false, false, false, 1.0f, 128 * 8, 0, 0, 128},
+        // k shorter than a k tile; A broadcast, B's batches padded apart.
+        WideCase{kScalar, 64, 200, 5, 150, true, false, true, 1.0f, 0, 5 * 150 + 11, 0, 150},
+        WideCase{kVec4, 64, 200, 4, 152, true, false, true, 1.0f, 0, 4 * 152 + 12, 0, 152},
+        // Three large batches written as columns 77..77+n of rows 1000 wide, A padded apart.
+        WideCase{kScalar, 3, 1000, 45, 700, false, true, true, 0.25f, 1000 * 45 + 3, 45 * 700, 77,
+                 1000},
+        WideCase{kVec4, 3, 1000, 48, 700, false, true, true, 0.25f, 1000 * 48 + 4, 48 * 700, 77,
+                 1000},
+        // Many small batches, as attention's per-head products.
+        WideCase{kScalar, 40, 140, 33, 190, true, true, false, 0.125f, 140 * 33, 33 * 190, 0,
+                 190}));
 
 TEST(GpuMatmulChunks, TransposedChunksMatchCpu) {
   // An LM head over a table split into uneven row chunks, at decode (m = 1, gemv) and prefill

@@ -1,0 +1,140 @@
+// Shared by matmul_wide.wgsl and matmul_wide_vec4.wgsl: C = scale · op(A) · op(B) + bias, batched,
+// one 128×128 block of C per workgroup. Same parameters and output placement as matmul.wgsl; the
+// includer declares the bindings `a` and `b` and reads them:
+//   fn fetch(batch, row0, col0, k0, index) -> Fetched: this thread's share of the 128×8 tiles of
+//     A (rows row0.., k k0..) and B (k k0.., columns col0..), zeros past m, n or k;
+//   fn stage(f: Fetched, index): stores them into a_tile and b_tile.
+//
+// Each workgroup (16×16 threads) computes a 128×128 block; each thread an 8×8 sub-block held in 16
+// vec4 accumulators: rows ty·4..ty·4+3 and 64+ty·4..64+ty·4+3, columns likewise from tx. Per step
+// of k a thread reads two vec4s of A and two of B from workgroup memory and does 64 fmas with them
+// (matmul.wgsl: 8 scalar reads for 16 fmas).
+//
+// k advances in tiles of 8 staged in workgroup memory as [row / 4][kk] vec4s of 4 rows (columns
+// for B), each group of 4 rows padded from 8 to 9 vec4s (9 KiB in all). A thread's reads for
+// every kk go through one pointer to its own row group, so they need no index arithmetic once the
+// kk loop is unrolled; the 16 threads of a row read vec4s 144 bytes apart, which fall in distinct
+// banks for each 8-thread phase, and threads sharing ty read the same A vec4 (a broadcast).
+// Staging is conflict-free too: threads walking k write consecutive floats of one row group, and
+// threads walking rows for one kk write 36 floats (9 vec4s) apart. The next tile is fetched from
+// global memory into registers before the current one is multiplied, so its latency hides behind
+// 512 fmas per thread.
+//
+// Each step is: barrier, stage the fetched tile, barrier, multiply. Every read of workgroup memory
+// is used before the next barrier: llvmpipe miscompiles a workgroup read whose use follows one.
+// Accumulators are only ever indexed by constants, so that they stay in registers on drivers that
+// would spill a dynamically indexed array to memory.
+// Grid (ceil(n/128), ceil(m/128), batch).
+struct Params {
+  m: u32,
+  k: u32,
+  n: u32,
+  batch: u32,
+  a_batch_stride: u32,  // elements; 0 broadcasts A over the batch
+  b_batch_stride: u32,  // elements; 0 broadcasts B over the batch
+  trans_a: u32,         // A stored [k, m]
+  trans_b: u32,         // B stored [n, k]
+  has_bias: u32,
+  scale: f32,
+  out_col_offset: u32,
+  out_row_stride: u32,
+  nsplit: u32,       // gemv only
+  k_per_split: u32,  // gemv only
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(3) var<storage, read> bias: array<f32>;  // A again when there is no bias
+@group(0) @binding(4) var<storage, read_write> c: array<f32>;
+
+const TILE: u32 = 128u;
+const TILE_K: u32 = 8u;
+
+var<workgroup> a_tile: array<array<vec4<f32>, 9>, 32>;  // [row / 4][kk]
+var<workgroup> b_tile: array<array<vec4<f32>, 9>, 32>;  // [col / 4][kk]
+
+// This thread's four elements of each 128×8 tile, between their fetch and their staging.
+struct Fetched {
+  a: vec4<f32>,
+  b: vec4<f32>,
+}
+
+// Writes columns col..col+3 of one output row (those inside n; nothing past m).
+fn store(batch: u32, row: u32, col: u32, value: vec4<f32>) {
+  if (row >= p.m) {
+    return;
+  }
+  let out = (batch * p.m + row) * p.out_row_stride + p.out_col_offset;
+  for (var j = 0u; j < 4u; j++) {
+    if (col + j < p.n) {
+      var v = value[j] * p.scale;
+      if (p.has_bias != 0u) {
+        v += bias[col + j];
+      }
+      c[out + col + j] = v;
+    }
+  }
+}
+
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(local_invocation_index) index: u32) {
+  let batch = wid.z;
+  let row0 = wid.y * TILE;
+  let col0 = wid.x * TILE;
+  let a_lo = &a_tile[lid.y];
+  let a_hi = &a_tile[lid.y + 16u];
+  let b_lo = &b_tile[lid.x];
+  let b_hi = &b_tile[lid.x + 16u];
+  // acc[4·h + i] holds row i of quadrant h: 0 = (low rows, low columns), 1 = (low, high),
+  // 2 = (high, low), 3 = (high, high), "high" being 64 further on.
+  var acc: array<vec4<f32>, 16>;
+  var next = fetch(batch, row0, col0, 0u, index);
+  for (var k0 = 0u; k0 < p.k; k0 += TILE_K) {
+    workgroupBarrier();  // every thread is done multiplying the previous tile
+    stage(next, index);
+    workgroupBarrier();
+    next = fetch(batch, row0, col0, k0 + TILE_K, index);  // zeros past the last tile
+    for (var kk = 0u; kk < TILE_K; kk++) {
+      let al = (*a_lo)[kk];
+      let ah = (*a_hi)[kk];
+      let bl = (*b_lo)[kk];
+      let bh = (*b_hi)[kk];
+      acc[0] = fma(vec4<f32>(al.x), bl, acc[0]);
+      acc[1] = fma(vec4<f32>(al.y), bl, acc[1]);
+      acc[2] = fma(vec4<f32>(al.z), bl, acc[2]);
+      acc[3] = fma(vec4<f32>(al.w), bl, acc[3]);
+      acc[4] = fma(vec4<f32>(al.x), bh, acc[4]);
+      acc[5] = fma(vec4<f32>(al.y), bh, acc[5]);
+      acc[6] = fma(vec4<f32>(al.z), bh, acc[6]);
+      acc[7] = fma(vec4<f32>(al.w), bh, acc[7]);
+      acc[8] = fma(vec4<f32>(ah.x), bl, acc[8]);
+      acc[9] = fma(vec4<f32>(ah.y), bl, acc[9]);
+      acc[10] = fma(vec4<f32>(ah.z), bl, acc[10]);
+      acc[11] = fma(vec4<f32>(ah.w), bl, acc[11]);
+      acc[12] = fma(vec4<f32>(ah.x), bh, acc[12]);
+      acc[13] = fma(vec4<f32>(ah.y), bh, acc[13]);
+      acc[14] = fma(vec4<f32>(ah.z), bh, acc[14]);
+      acc[15] = fma(vec4<f32>(ah.w), bh, acc[15]);
+    }
+  }
+  let row_lo = row0 + lid.y * 4u;
+  let row_hi = row_lo + TILE / 2u;
+  let col_lo = col0 + lid.x * 4u;
+  let col_hi = col_lo + TILE / 2u;
+  store(batch, row_lo, col_lo, acc[0]);
+  store(batch, row_lo + 1u, col_lo, acc[1]);
+  store(batch, row_lo + 2u, col_lo, acc[2]);
+  store(batch, row_lo + 3u, col_lo, acc[3]);
+  store(batch, row_lo, col_hi, acc[4]);
+  store(batch, row_lo + 1u, col_hi, acc[5]);
+  store(batch, row_lo + 2u, col_hi, acc[6]);
+  store(batch, row_lo + 3u, col_hi, acc[7]);
+  store(batch, row_hi, col_lo, acc[8]);
+  store(batch, row_hi + 1u, col_lo, acc[9]);
+  store(batch, row_hi + 2u, col_lo, acc[10]);
+  store(batch, row_hi + 3u, col_lo, acc[11]);
+  store(batch, row_hi, col_hi, acc[12]);
+  store(batch, row_hi + 1u, col_hi, acc[13]);
+  store(batch, row_hi + 2u, col_hi, acc[14]);
+  store(batch, row_hi + 3u, col_hi, acc[15]);
+}

@@ -1,0 +1,62 @@
+// The 128×128-block GEMM (lib/matmul_wide_block.wgsl) reading its operands one float at a time:
+// any layout, size and batch stride. ops/gemm.cpp takes matmul_wide_vec4.wgsl instead when every
+// row of both operands is a whole number of vec4s.
+// A thread stages four elements of each operand per tile; consecutive threads walk the operand's
+// contiguous axis (8 threads down k when that is k, else 128 across the rows or columns), so the
+// loads are coalesced in every layout.
+//! include "matmul_wide_block.wgsl"
+
+@group(0) @binding(1) var<storage, read> a: array<f32>;
+@group(0) @binding(2) var<storage, read> b: array<f32>;
+
+fn load_a(batch: u32, row: u32, kk: u32) -> f32 {
+  if (row >= p.m || kk >= p.k) {
+    return 0.0;
+  }
+  let base = batch * p.a_batch_stride;
+  if (p.trans_a != 0u) {
+    return a[base + kk * p.m + row];
+  }
+  return a[base + row * p.k + kk];
+}
+
+fn load_b(batch: u32, kk: u32, col: u32) -> f32 {
+  if (kk >= p.k || col >= p.n) {
+    return 0.0;
+  }
+  let base = batch * p.b_batch_stride;
+  if (p.trans_b != 0u) {
+    return b[base + col * p.k + kk];
+  }
+  return b[base + kk * p.n + col];
+}
+
+// Where element `flat` (0..1023) of a 128×8 tile sits, as (row or column, kk).
+fn slot(flat: u32, k_contiguous: bool) -> vec2<u32> {
+  if (k_contiguous) {
+    return vec2<u32>(flat / TILE_K, flat % TILE_K);
+  }
+  return vec2<u32>(flat % TILE, flat / TILE);
+}
+
+fn fetch(batch: u32, row0: u32, col0: u32, k0: u32, index: u32) -> Fetched {
+  var f: Fetched;
+  for (var e = 0u; e < 4u; e++) {
+    let flat = e * 256u + index;
+    let sa = slot(flat, p.trans_a == 0u);
+    f.a[e] = load_a(batch, row0 + sa.x, k0 + sa.y);
+    let sb = slot(flat, p.trans_b != 0u);
+    f.b[e] = load_b(batch, k0 + sb.y, col0 + sb.x);
+  }
+  return f;
+}
+
+fn stage(f: Fetched, index: u32) {
+  for (var e = 0u; e < 4u; e++) {
+    let flat = e * 256u + index;
+    let sa = slot(flat, p.trans_a == 0u);
+    a_tile[sa.x / 4u][sa.y][sa.x % 4u] = f.a[e];
+    let sb = slot(flat, p.trans_b != 0u);
+    b_tile[sb.x / 4u][sb.y][sb.x % 4u] = f.b[e];
+  }
+}

@@ -1,0 +1,64 @@
+// The 128×128-block GEMM (lib/matmul_wide_block.wgsl) reading its operands a vec4 at a time along
+// their contiguous axis: a quarter of the load instructions and bounds checks of
+// matmul_wide.wgsl. ops/gemm.cpp takes it only when that axis's length (k, or m for a transposed
+// A, n for an untransposed B) and both batch strides are multiples of 4, so that every vec4 lies
+// inside one row and is aligned.
+// A thread stages one vec4 of each operand per tile: along k, 2 threads cover a row's 8 values of
+// the tile; across rows or columns, 32 threads cover one k row. Consecutive threads walk the
+// contiguous axis either way.
+//! include "matmul_wide_block.wgsl"
+
+@group(0) @binding(1) var<storage, read> a: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> b: array<vec4<f32>>;
+
+fn fetch(batch: u32, row0: u32, col0: u32, k0: u32, index: u32) -> Fetched {
+  var f: Fetched;
+  if (p.trans_a == 0u) {
+    let row = row0 + index / 2u;
+    let kk = k0 + (index % 2u) * 4u;
+    if (row < p.m && kk < p.k) {
+      f.a = a[(batch * p.a_batch_stride + row * p.k + kk) / 4u];
+    }
+  } else {
+    let kk = k0 + index / 32u;
+    let row = row0 + (index % 32u) * 4u;
+    if (kk < p.k && row < p.m) {
+      f.a = a[(batch * p.a_batch_stride + kk * p.m + row) / 4u];
+    }
+  }
+  if (p.trans_b != 0u) {
+    let col = col0 + index / 2u;
+    let kk = k0 + (index % 2u) * 4u;
+    if (col < p.n && kk < p.k) {
+      f.b = b[(batch * p.b_batch_stride + col * p.k + kk) / 4u];
+    }
+  } else {
+    let kk = k0 + index / 32u;
+    let col = col0 + (index % 32u) * 4u;
+    if (kk < p.k && col < p.n) {
+      f.b = b[(batch * p.b_batch_stride + kk * p.n + col) / 4u];
+    }
+  }
+  return f;
+}
+
+fn stage(f: Fetched, index: u32) {
+  if (p.trans_a == 0u) {
+    let row = index / 2u;
+    let kq = (index % 2u) * 4u;
+    for (var j = 0u; j < 4u; j++) {
+      a_tile[row / 4u][kq + j][row % 4u] = f.a[j];
+    }
+  } else {
+    a_tile[index % 32u][index / 32u] = f.a;
+  }
+  if (p.trans_b != 0u) {
+    let col = index / 2u;
+    let kq = (index % 2u) * 4u;
+    for (var j = 0u; j < 4u; j++) {
+      b_tile[col / 4u][kq + j][col % 4u] = f.b[j];
+    }
+  } else {
+    b_tile[index % 32u][index / 32u] = f.b;
+  }
+}
