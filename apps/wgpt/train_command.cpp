@@ -169,10 +169,8 @@ train::TokenSplit load_data(const TrainCommand& command, const tokenizer::Tokeni
 }
 
 void run(const TrainCommand& command) {
-  if (command.dropout > 0) {
-    throw Error(
-        "--dropout is not implemented: wgpt trains without dropout (it would need its own "
-        "forward and backward kernels); give --dropout 0");
+  if (!(command.dropout >= 0 && command.dropout < 1)) {
+    throw Error("--dropout must be a probability in [0, 1) (0: none; GPT-2 used 0.1)");
   }
   if (command.resume && !train::has_train_state(command.out)) {
     throw Error("cannot resume: " + command.out + " holds no checkpoint (train_state.safetensors)");
@@ -197,6 +195,7 @@ void run(const TrainCommand& command) {
   options.seq_len = setup.seq_len;
   options.schedule = {.lr = command.lr, .warmup = command.warmup, .cosine = command.cosine};
   options.adamw = {.weight_decay = command.weight_decay, .clip = command.clip};
+  options.dropout = command.dropout;
   options.seed = command.seed;
   options.checkpoint_every = command.checkpoint_every;
   options.eval_every = command.eval_every;
@@ -262,7 +261,9 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--lr", c->lr, "Peak learning rate")->capture_default_str();
   sub->add_option("--warmup", c->warmup, "Steps of linear warm-up")->capture_default_str();
   sub->add_flag("--cosine", c->cosine, "Cosine decay to 10% of --lr after the warm-up");
-  sub->add_option("--dropout", c->dropout, "Not implemented: only 0 is accepted")
+  sub->add_option("--dropout", c->dropout,
+                  "Dropout probability in [0, 1) on the embeddings, the attention probabilities "
+                  "and the residual branches, as GPT-2 (0: none)")
       ->capture_default_str();
   sub->add_option("--weight-decay", c->weight_decay, "AdamW decay of matrices and embeddings")
       ->capture_default_str();

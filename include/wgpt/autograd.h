@@ -83,6 +83,8 @@ Var merge_heads(Tape& tape, const Var& x);
 // position 0: out[i] = wte[ids[i]] + wpe[i % seq_len] → [ids.size(), C]. ids come from the host.
 Var embedding(Tape& tape, std::span<const uint32_t> ids, const Var& wte, const Var& wpe,
               size_t seq_len);
+// Inverted dropout (ops::dropout). The identity, recording nothing, when options.p is 0.
+Var dropout(Tape& tape, const Var& x, const ops::DropoutOptions& options);
 // Per-row cross-entropy of logits [n, vocab] against targets (u32 [n], checked by the caller).
 Var cross_entropy(Tape& tape, const Var& logits, const Tensor& targets);
 

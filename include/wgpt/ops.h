@@ -8,6 +8,7 @@
 // the cache it is given. GPU ops only record work; reading a result back is explicit.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
@@ -126,6 +127,20 @@ struct EmbeddingGrads {
 };
 EmbeddingGrads embedding_backward(std::span<const uint32_t> ids, const Tensor& dy,
                                   size_t vocab_size, size_t n_positions, size_t seq_len);
+
+// Inverted dropout at one site of one training step: y[i] = x[i] / (1 − p) where element i is
+// kept, else 0. Element i is kept iff u ≥ p, u = the top 24 bits of a counter-based hash of
+// (seed, step, site, i) over 2²⁴ — uniform in [0, 1), the same on the CPU and in the kernel, so
+// the mask needs no stored state and a run that resumes at a step redraws that step's masks. The
+// gradient is the same op on dy (the mask and scale are dy's factors too): dx = dropout(dy, same
+// options). p = 0 keeps everything (y = x).
+struct DropoutOptions {
+  float p = 0.0f;  // the probability of dropping an element, 0 ≤ p < 1
+  uint64_t seed = 0;
+  uint64_t step = 0;
+  uint32_t site = 0;  // which dropout of the step (the embedding, a layer's attention, ...)
+};
+Tensor dropout(const Tensor& x, const DropoutOptions& options);
 
 // Cross-entropy per row of logits [n, vocab] against targets u32 [n]:
 // loss[r] = logsumexp(logits[r]) − logits[r, targets[r]] → [n].

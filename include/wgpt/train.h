@@ -47,11 +47,23 @@ struct LossAndGrads {
   std::vector<Tensor> grads;  // of the mean loss, one per parameter, in parameters() order
 };
 
+// GPT-2's dropout in one training step, as HF's GPT2 applies it with one probability for
+// embd_pdrop, attn_pdrop and resid_pdrop: on the embedding sum, on the attention probabilities,
+// and on the attention's and the MLP's outputs after their projections. Each site's mask is a hash
+// of (seed, step, the site, the element) (ops::dropout): nothing to save, and a resumed run redraws
+// the masks of the steps it repeats.
+struct Dropout {
+  float p = 0.0f;  // 0: no dropout, the pass as without it
+  uint64_t seed = 0;
+  uint64_t step = 0;  // the optimizer step, 0-based
+};
+
 // The forward pass over the whole batch at once (B × T rows; attention over B · n_head heads),
-// recorded on a tape and replayed backwards. Throws on ids outside the vocabulary or seq_len past
-// the model's context.
-LossAndGrads loss_and_grads(const model::Model& model, const Batch& batch);
-// The forward pass alone: the per-position losses.
+// with `dropout`, recorded on a tape and replayed backwards. Throws on ids outside the vocabulary
+// or seq_len past the model's context.
+LossAndGrads loss_and_grads(const model::Model& model, const Batch& batch,
+                            const Dropout& dropout = {});
+// The forward pass alone, without dropout (evaluation): the per-position losses.
 Tensor token_losses(const model::Model& model, const Batch& batch);
 
 // ---- AdamW ----------------------------------------------------------------------------------
@@ -160,6 +172,7 @@ struct TrainOptions {
   size_t seq_len = 256;
   Schedule schedule;  // total_steps is set from `steps`
   AdamWConfig adamw;
+  float dropout = 0.0f;  // Dropout::p of every step; the masks are drawn from `seed`
   uint64_t seed = 1337;
   size_t checkpoint_every = 500;  // 0: only at the end
   size_t eval_every = 250;        // 0: only at the end

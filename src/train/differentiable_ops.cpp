@@ -105,6 +105,16 @@ Var embedding(Tape& tape, std::span<const uint32_t> ids, const Var& wte, const V
       });
 }
 
+Var dropout(Tape& tape, const Var& x, const ops::DropoutOptions& options) {
+  if (options.p == 0.0f) return x;
+  // The gradient redraws the mask from its hash rather than storing it: a stored mask would hold a
+  // tensor of x's size (at the attention probabilities, the largest activation of the pass) until
+  // backward, where redrawing costs a few integer operations per element.
+  return tape.record(ops::dropout(x.value, options), [x = x.id, options](auto grads) {
+    return std::vector<std::pair<size_t, Tensor>>{{x, ops::dropout(grads[0], options)}};
+  });
+}
+
 Var cross_entropy(Tape& tape, const Var& logits, const Tensor& targets) {
   return tape.record(ops::cross_entropy(logits.value, targets), [logits, targets](auto grads) {
     return std::vector<std::pair<size_t, Tensor>>{

@@ -40,7 +40,8 @@ struct Recorded {
   Var losses;
 };
 
-Recorded record_forward(Tape& tape, const model::Model& model, const Batch& batch) {
+Recorded record_forward(Tape& tape, const model::Model& model, const Batch& batch,
+                        const Dropout& dropout) {
   validate(model, batch);
   const model::Config& config = model.config();
   std::vector<Var> leaves;
@@ -53,8 +54,15 @@ Recorded record_forward(Tape& tape, const model::Model& model, const Batch& batc
   const float eps = config.layer_norm_epsilon;
   const float attention_scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
 
+  // Dropout sites are numbered in the order the pass reaches them: the embedding, then each
+  // layer's attention probabilities, attention output and MLP output.
+  uint32_t site = 0;
+  auto drop = [&](const Var& v) {
+    return autograd::dropout(tape, v, {dropout.p, dropout.seed, dropout.step, site++});
+  };
+
   const Var wte = take(), wpe = take();
-  Var x = autograd::embedding(tape, batch.inputs, wte, wpe, t);
+  Var x = drop(autograd::embedding(tape, batch.inputs, wte, wpe, t));
   for (size_t layer = 0; layer < config.n_layer; ++layer) {
     const Var ln1_gamma = take(), ln1_beta = take(), qkv_weight = take(), qkv_bias = take(),
               proj_weight = take(), proj_bias = take(), ln2_gamma = take(), ln2_beta = take(),
@@ -67,14 +75,14 @@ Recorded record_forward(Tape& tape, const model::Model& model, const Batch& batc
     Var k = autograd::reshape(tape, heads.k, per_sequence);
     Var v = autograd::reshape(tape, heads.v, per_sequence);
     Var scores = autograd::matmul(tape, q, k, {.transpose_b = true, .scale = attention_scale});
-    Var attended = autograd::matmul(tape, autograd::causal_softmax(tape, scores), v);
+    Var attended = autograd::matmul(tape, drop(autograd::causal_softmax(tape, scores)), v);
     Var merged =
         autograd::merge_heads(tape, autograd::reshape(tape, attended, {n_head, rows, head_dim}));
-    x = autograd::add(tape, x, autograd::linear(tape, merged, proj_weight, proj_bias));
+    x = autograd::add(tape, x, drop(autograd::linear(tape, merged, proj_weight, proj_bias)));
 
     Var h2 = autograd::layernorm(tape, x, ln2_gamma, ln2_beta, eps);
     Var hidden = autograd::gelu(tape, autograd::linear(tape, h2, fc_weight, fc_bias));
-    x = autograd::add(tape, x, autograd::linear(tape, hidden, mlp_weight, mlp_bias));
+    x = autograd::add(tape, x, drop(autograd::linear(tape, hidden, mlp_weight, mlp_bias)));
   }
   const Var final_gamma = take(), final_beta = take();
   Var out = autograd::layernorm(tape, x, final_gamma, final_beta, eps);
@@ -87,11 +95,11 @@ Recorded record_forward(Tape& tape, const model::Model& model, const Batch& batc
 
 }  // namespace
 
-LossAndGrads loss_and_grads(const model::Model& model, const Batch& batch) {
+LossAndGrads loss_and_grads(const model::Model& model, const Batch& batch, const Dropout& dropout) {
   std::optional<gpu::Scope> scope;  // the whole step in one submit
   if (model.on_gpu()) scope.emplace(*model.context());
   Tape tape;
-  Recorded recorded = record_forward(tape, model, batch);
+  Recorded recorded = record_forward(tape, model, batch, dropout);
   // The mean over positions: each position's loss weighs 1 / rows.
   const size_t rows = batch.sequences * batch.seq_len;
   Tensor seed =
@@ -107,7 +115,7 @@ Tensor token_losses(const model::Model& model, const Batch& batch) {
   std::optional<gpu::Scope> scope;
   if (model.on_gpu()) scope.emplace(*model.context());
   Tape tape;
-  return record_forward(tape, model, batch).losses.value;
+  return record_forward(tape, model, batch, {}).losses.value;
 }
 
 }  // namespace wgpt::train

@@ -83,7 +83,8 @@ class Loop {
       const Batch batch = sampler_.next(data_.train, o_.batch, o_.seq_len);
       std::optional<gpu::Scope> scope;  // the step's forward, backward and update: one submit
       if (model_.on_gpu()) scope.emplace(*model_.context());
-      const LossAndGrads step = loss_and_grads(model_, batch);
+      const LossAndGrads step =
+          loss_and_grads(model_, batch, {o_.dropout, o_.seed, static_cast<uint64_t>(state_.step)});
       const Tensor sum_of_squares = optimizer_.step(params_, step.grads, lr);
       scope.reset();
       const auto [loss, grad_norm] = read_step(step.token_losses, sum_of_squares);

@@ -38,10 +38,14 @@ awk -v first="$(loss_at "$scratch/run/metrics.jsonl" 1)" -v last="$(loss_at "$sc
 "$wgpt" generate -m "$scratch/run" -p "The " -n 8 --backend cpu >/dev/null 2>&1 ||
   fail "wgpt generate cannot load the trained model"
 
-# ---- resuming continues the same run exactly: 6 steps in one go = 3 steps, then 3 more
-"$wgpt" train "${tiny[@]}" --steps 6 --out "$scratch/whole" 2>/dev/null || fail "6-step run failed"
-"$wgpt" train "${tiny[@]}" --steps 3 --out "$scratch/halves" 2>/dev/null || fail "3-step run failed"
-"$wgpt" train "${tiny[@]}" --steps 6 --resume --out "$scratch/halves" 2>"$scratch/resume.log" ||
+# ---- resuming continues the same run exactly, dropout masks included (they are drawn from the
+# seed and the step): 6 steps in one go = 3 steps, then 3 more
+"$wgpt" train "${tiny[@]}" --dropout 0.1 --steps 6 --out "$scratch/whole" 2>/dev/null ||
+  fail "6-step run failed"
+"$wgpt" train "${tiny[@]}" --dropout 0.1 --steps 3 --out "$scratch/halves" 2>/dev/null ||
+  fail "3-step run failed"
+"$wgpt" train "${tiny[@]}" --dropout 0.1 --steps 6 --resume --out "$scratch/halves" \
+  2>"$scratch/resume.log" ||
   fail "resume failed: $(tail -2 "$scratch/resume.log")"
 grep -q "resuming .* at step 3" "$scratch/resume.log" || fail "the resume did not say where it starts"
 cmp -s "$scratch/whole/model.safetensors" "$scratch/halves/model.safetensors" ||
@@ -104,9 +108,10 @@ grep -q '"step":1,' "$scratch/nan/metrics.jsonl" || fail "step 1 is not in the l
 "$wgpt" generate -m "$scratch/nan" -p "The " -n 2 --backend cpu >/dev/null 2>&1 ||
   fail "the last good checkpoint does not load after a non-finite loss"
 
-# ---- on the GPU, exported as served: q4 with its metrics, loadable by wgpt generate
+# ---- on the GPU with dropout, exported as served: q4 with its metrics, loadable by wgpt generate
 "$wgpt" train --data "$scratch/train.txt" --layers 1 --heads 2 --embd 32 --ctx 16 --batch 4 \
-  --steps 3 --eval-windows 2 --out "$scratch/gpu" --export-q4 "$scratch/q4" 2>"$scratch/gpu.log" ||
+  --steps 3 --dropout 0.1 --eval-windows 2 --out "$scratch/gpu" --export-q4 "$scratch/q4" \
+  2>"$scratch/gpu.log" ||
   fail "GPU training failed: $(tail -3 "$scratch/gpu.log")"
 for file in config.json model.fzm vocab.json metrics.json; do
   [ -s "$scratch/q4/$file" ] || fail "--export-q4 did not write $file"
@@ -114,6 +119,7 @@ done
 for field in held_out_loss held_out_loss_f32 train_loss steps command; do
   grep -q "\"$field\"" "$scratch/q4/metrics.json" || fail "metrics.json lacks $field"
 done
+grep -q '"dropout": 0.1,' "$scratch/q4/metrics.json" || fail "metrics.json does not record the dropout"
 "$wgpt" generate -m "$scratch/q4" -p "The " -n 8 >/dev/null 2>&1 || fail "the q4 export does not load"
 
 # ---- bad input
@@ -122,8 +128,8 @@ expect_error "missing data" "cannot read the training text" \
   "$wgpt" train --data "$scratch/none.txt" --out "$scratch/o" --backend cpu
 expect_error "data shorter than the context" "too few to hold out" \
   "$wgpt" train --data "$scratch/short.txt" --ctx 16 --backend cpu --out "$scratch/o"
-expect_error "dropout" "--dropout is not implemented" \
-  "$wgpt" train "${tiny[@]}" --dropout 0.1 --out "$scratch/o"
+expect_error "dropout 1" "--dropout must be a probability in [0, 1)" \
+  "$wgpt" train "${tiny[@]}" --dropout 1 --out "$scratch/o"
 expect_error "resume without a checkpoint" "holds no checkpoint" \
   "$wgpt" train "${tiny[@]}" --resume --out "$scratch/empty"
 finish

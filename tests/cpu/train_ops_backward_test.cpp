@@ -142,6 +142,50 @@ TEST(TrainOpsBackward, CrossEntropy) {
   EXPECT_THROW(ops::cross_entropy(logits, Tensor::from_u32({0, 5, 0, 0}, {4})), Error);
 }
 
+TEST(TrainOpsBackward, DropoutKeepsOneMinusPScaled) {
+  const size_t n = 100000;
+  const Tensor ones = Tensor::from_floats(std::vector<float>(n, 1.0f), {n});
+  for (float p : {0.1f, 0.5f}) {
+    const std::vector<float> y =
+        ops::dropout(ones, {.p = p, .seed = 7, .step = 3, .site = 2}).to_floats();
+    size_t kept = 0;
+    for (float v : y) {
+      if (v != 0.0f) {
+        ++kept;
+        EXPECT_EQ(v, 1.0f / (1.0f - p));
+      }
+    }
+    // The kept fraction's standard deviation is √(p(1 − p) / n) ≤ 0.0016: 0.01 is six of them.
+    EXPECT_NEAR(static_cast<double>(kept) / n, 1.0 - p, 0.01) << "p " << p;
+  }
+  // Each of seed, step and site redraws the mask; the same options draw the same one.
+  const ops::DropoutOptions base{.p = 0.5f, .seed = 7, .step = 3, .site = 2};
+  const std::vector<float> mask = ops::dropout(ones, base).to_floats();
+  EXPECT_EQ(ops::dropout(ones, base).to_floats(), mask);
+  EXPECT_NE(ops::dropout(ones, {.p = 0.5f, .seed = 8, .step = 3, .site = 2}).to_floats(), mask);
+  EXPECT_NE(ops::dropout(ones, {.p = 0.5f, .seed = 7, .step = 4, .site = 2}).to_floats(), mask);
+  EXPECT_NE(ops::dropout(ones, {.p = 0.5f, .seed = 7, .step = 3, .site = 3}).to_floats(), mask);
+  // p = 0 is the identity.
+  const Tensor x = random_tensor({3, 5}, 23);
+  EXPECT_EQ(ops::dropout(x, {.seed = 7}).to_floats(), x.to_floats());
+  for (float bad : {1.0f, -0.1f, std::nanf("")}) {
+    EXPECT_THROW(ops::dropout(x, {.p = bad}), Error) << "p " << bad;
+  }
+}
+
+TEST(TrainOpsBackward, DropoutGradientIsItsMask) {
+  const ops::DropoutOptions options{.p = 0.3f, .seed = 1, .step = 2, .site = 3};
+  const Tensor x = random_tensor({5, 7}, 24), w = random_tensor({5, 7}, 25);
+  const Tensor dx = ops::dropout(w, options);
+  expect_gradient([&] { return ops::dropout(x, options); }, x, w, dx);
+  // Analytically: dx = w / (1 − p) where x was kept, 0 where it was dropped.
+  const std::vector<float> y = ops::dropout(x, options).to_floats(), g = dx.to_floats();
+  for (size_t i = 0; i < y.size(); ++i) {
+    EXPECT_EQ(g[i], y[i] == 0.0f ? 0.0f : w.floats()[i] * (1.0f / (1.0f - options.p)))
+        << "element " << i;
+  }
+}
+
 TEST(TrainOpsBackward, SumOfSquaresCoversEveryTensor) {
   Tensor a = Tensor::from_floats({1, 2}, {2}), b = Tensor::from_floats({3, 4, 5, 6}, {2, 2});
   EXPECT_EQ(ops::sum_of_squares({a, b}).to_floats(), (std::vector<float>{91}));

@@ -114,6 +114,17 @@ TEST(GpuTrainOps, CrossEntropyAndItsGradient) {
   }
 }
 
+// The kernel draws the CPU's masks: equal to the bit. Dropout's gradient is the same op on dy.
+TEST(GpuTrainOps, DropoutDrawsTheCpuMask) {
+  const Tensor x = random_tensor({3, 7001}, 31);
+  for (float p : {0.0f, 0.1f, 0.5f}) {
+    const ops::DropoutOptions options{.p = p, .seed = 1337, .step = 12, .site = 5};
+    SCOPED_TRACE(testing::Message() << "p " << p);
+    EXPECT_TRUE(
+        test::all_close(ops::dropout(gpu(x), options), ops::dropout(x, options), 0.0f, 0.0f));
+  }
+}
+
 TEST(GpuTrainOps, SumOfSquaresAcrossTensors) {
   Tensor a = random_tensor({5000}, 24), b = random_tensor({3, 7}, 25), c = random_tensor({1}, 26);
   EXPECT_TRUE(test::all_close(ops::sum_of_squares({gpu(a), gpu(b), gpu(c)}),
