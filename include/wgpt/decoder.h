@@ -25,8 +25,13 @@ class Decoder {
   // stage. Otherwise use Model::forward, which computes the same numbers with general ops.
   static bool supported(const Model& model);
 
+  // How the kernels spread a step's work: over many workgroups, as a GPU wants, or over few, as a
+  // software adapter (llvmpipe, SwiftShader) wants, which runs workgroups a few at a time on CPU
+  // threads and pays for every barrier in each. `automatic` asks the adapter; tests force either.
+  enum class Layout { automatic, gpu, software };
+
   // Binds `cache` (which must belong to `model` and outlive this decoder).
-  Decoder(const Model& model, KvCache& cache);
+  Decoder(const Model& model, KvCache& cache, Layout layout = Layout::automatic);
   ~Decoder();
   Decoder(const Decoder&) = delete;
   Decoder& operator=(const Decoder&) = delete;
@@ -78,7 +83,7 @@ class Decoder {
                            size_t top_n) const;
   std::vector<uint32_t> run_greedy(uint32_t token, size_t count, std::optional<size_t> top_n,
                                    const std::function<bool(uint32_t, const StepTrace*)>& on_step);
-  void record_layers();
+  void record_layers(bool software);
   void record_step(bool choose_on_gpu);
   void start(uint32_t token);
   std::unique_ptr<Plan> plan_;

@@ -17,10 +17,12 @@ uint32_t bits(float value) {
 
 uint32_t u32(size_t value) { return static_cast<uint32_t>(value); }
 
-// Threads across the columns of a decode matrix-vector product (each a vec4 of columns): the
-// widest that still gives ~96 workgroups, so narrow matrices spread over enough of the GPU. At
-// least 2, so each row segment read is 32 bytes (a full memory sector).
-uint32_t column_threads(size_t columns4) {
+// Threads across the columns of a decode matrix-vector product (each a vec4 of columns). For a GPU,
+// the widest that still gives ~96 workgroups, so narrow matrices spread over enough of the GPU; at
+// least 2, so each row segment read is 32 bytes (a full memory sector). For a software adapter the
+// widest, 64: the fewest workgroups (see Decoder::Layout).
+uint32_t column_threads(size_t columns4, bool software) {
+  if (software) return 64;
   uint32_t tx = 64;
   while (tx > 2 && (columns4 + tx - 1) / tx < 96) tx /= 2;
   return tx;
@@ -55,7 +57,7 @@ bool Decoder::supported(const Model& model) {
 
 Decoder::~Decoder() = default;
 
-Decoder::Decoder(const Model& model, KvCache& cache)
+Decoder::Decoder(const Model& model, KvCache& cache, Layout layout)
     : plan_(std::make_unique<Plan>()), model_(model), cache_(cache) {
   if (!supported(model)) throw Error("this model cannot use the GPU decode path");
   if (cache.keys.size() != model.config().n_layer)
@@ -90,10 +92,11 @@ Decoder::Decoder(const Model& model, KvCache& cache)
     p.ln2.push_back(packed(w.ln2_gamma, w.ln2_beta));
   }
   p.ln_final = packed(model.weights().final_gamma, model.weights().final_beta);
-  record_layers();
+  record_layers(layout == Layout::automatic ? p.context->adapter_info().is_cpu
+                                            : layout == Layout::software);
 }
 
-void Decoder::record_layers() {
+void Decoder::record_layers(bool software) {
   Plan& p = *plan_;
   gpu::Context& context = *p.context;
   const Config& c = model_.config();
@@ -103,21 +106,22 @@ void Decoder::record_layers() {
   };
   const float eps = c.layer_norm_epsilon;
   const size_t width4 = c.n_embd / 4;
+  auto column_threads_for = [&](size_t columns4) { return column_threads(columns4, software); };
 
   const uint32_t embed_params[] = {u32(c.n_embd)};
   p.layers.push_back(context.prepare(
       "decode_embed", embed_params,
       {range(p.step), range(w.token_embedding[0]), range(w.position_embedding), range(p.x)},
       {u32((c.n_embd + 255) / 256)}));
-  const uint32_t qkv_tx = column_threads(3 * width4);
+  const uint32_t qkv_tx = column_threads_for(3 * width4);
   const uint32_t qkv_params[] = {u32(c.n_embd),     u32(3 * width4), qkv_tx,
                                  u32(c.head_dim()), u32(c.n_ctx),    bits(eps)};
   const size_t chunks = (c.n_ctx + 63) / 64;
   const uint32_t chunk_params[] = {u32(c.head_dim()), u32(c.n_ctx),
                                    bits(1.0f / std::sqrt(static_cast<float>(c.head_dim()))),
                                    u32(chunks)};
-  const uint32_t proj_tx = column_threads(width4);
-  const uint32_t up_tx = column_threads(4 * width4);
+  const uint32_t proj_tx = column_threads_for(width4);
+  const uint32_t up_tx = column_threads_for(4 * width4);
   const uint32_t up_params[] = {u32(c.n_embd), u32(4 * width4), up_tx, bits(eps)};
   const uint32_t down_params[] = {u32(4 * c.n_embd), u32(width4), proj_tx};
   for (size_t layer = 0; layer < c.n_layer; ++layer) {

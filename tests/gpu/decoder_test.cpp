@@ -47,17 +47,15 @@ struct Prefilled {
   uint32_t first;  // the prefill's greedy token
 };
 
-class DecoderParity : public testing::TestWithParam<const char*> {};
-
-TEST_P(DecoderParity, LogitsEqualTheGeneralForwardAtEveryStep) {
-  const Model model = Model::load(fixture(GetParam()), test::gpu_context());
-  ASSERT_TRUE(Decoder::supported(model));
-  const std::vector<uint32_t> prompt = golden_ids(GetParam(), "input_ids");
+// Decodes six steps after `prompt` and compares every step's logits with the general forward
+// pass, then continues the decoder's cache on the general path.
+void expect_decoder_equals_forward(const Model& model, const std::vector<uint32_t>& prompt,
+                                   Decoder::Layout layout) {
   KvCache fast = model.new_cache(), reference = model.new_cache();
   model.forward(prompt, fast, {.all_logits = false});
   std::vector<float> expected =
       model.forward(prompt, reference, {.all_logits = false}).logits.to_floats();
-  Decoder decoder(model, fast);
+  Decoder decoder(model, fast, layout);
   for (int step = 0; step < 6; ++step) {
     const uint32_t token = argmax(expected);
     const std::vector<float> logits = decoder.step_logits(token);
@@ -74,6 +72,18 @@ TEST_P(DecoderParity, LogitsEqualTheGeneralForwardAtEveryStep) {
   expected =
       model.forward(std::span(&token, 1), reference, {.all_logits = false}).logits.to_floats();
   EXPECT_LE(max_difference(general, expected), 1e-4f);
+}
+
+class DecoderParity : public testing::TestWithParam<const char*> {};
+
+TEST_P(DecoderParity, LogitsEqualTheGeneralForwardAtEveryStep) {
+  const Model model = Model::load(fixture(GetParam()), test::gpu_context());
+  ASSERT_TRUE(Decoder::supported(model));
+  const std::vector<uint32_t> prompt = golden_ids(GetParam(), "input_ids");
+  for (Decoder::Layout layout : {Decoder::Layout::gpu, Decoder::Layout::software}) {
+    SCOPED_TRACE(layout == Decoder::Layout::gpu ? "GPU layout" : "software layout");
+    expect_decoder_equals_forward(model, prompt, layout);
+  }
 }
 
 TEST_P(DecoderParity, GreedyIdsEqualHfTransformers) {
@@ -180,19 +190,22 @@ TEST(Decoder, WideModelsAndLongContextsEqualTheGeneralForward) {
   ASSERT_TRUE(Decoder::supported(model));
   std::vector<uint32_t> prompt(130);
   for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<uint32_t>((i * 37 + 5) % 300);
-  KvCache fast = model.new_cache(), reference = model.new_cache();
-  model.forward(prompt, fast, {.all_logits = false});
-  StepTrace expected = trace_step(model, prompt, reference, {});
-  Decoder decoder(model, fast);
-  for (int step = 0; step < 4; ++step) {
-    SCOPED_TRACE("step " + std::to_string(step));
-    const uint32_t token = argmax(expected.logits);
-    const StepTrace traced = decoder.step_traced(token, 0);
-    expected = trace_step(model, std::span(&token, 1), reference, {});
-    EXPECT_LE(max_difference(traced.logits, expected.logits), 1e-4f);
-    EXPECT_LE(max_difference(traced.at("blocks.0.attn.hook_pattern").values,
-                             expected.at("blocks.0.attn.hook_pattern").values),
-              1e-5f);
+  for (Decoder::Layout layout : {Decoder::Layout::gpu, Decoder::Layout::software}) {
+    SCOPED_TRACE(layout == Decoder::Layout::gpu ? "GPU layout" : "software layout");
+    KvCache fast = model.new_cache(), reference = model.new_cache();
+    model.forward(prompt, fast, {.all_logits = false});
+    StepTrace expected = trace_step(model, prompt, reference, {});
+    Decoder decoder(model, fast, layout);
+    for (int step = 0; step < 3; ++step) {
+      SCOPED_TRACE("step " + std::to_string(step));
+      const uint32_t token = argmax(expected.logits);
+      const StepTrace traced = decoder.step_traced(token, 0);
+      expected = trace_step(model, std::span(&token, 1), reference, {});
+      EXPECT_LE(max_difference(traced.logits, expected.logits), 1e-4f);
+      EXPECT_LE(max_difference(traced.at("blocks.0.attn.hook_pattern").values,
+                               expected.at("blocks.0.attn.hook_pattern").values),
+                1e-5f);
+    }
   }
 }
 
