@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds wgpt and runs every test: CPU and GPU tests (on whatever WebGPU adapter this machine has:
 # llvmpipe through Dawn's OpenGL ES backend on a CPU-only machine), command-line tests, the CPU
-# tests again under AddressSanitizer + UBSan, the format readers' fuzzers briefly, and the browser
+# tests again under AddressSanitizer + UBSan beside the format readers' fuzzers, and the browser
 # build (`make web`: the library compiled with Emscripten 3.1.6 — clang 14, libc++ — and the page)
 # tested in headless Chromium.
 set -euo pipefail
@@ -24,15 +24,13 @@ step "the adapter the GPU tests run on"
 step "CPU, GPU and command-line tests"
 run_ctest build
 
-step "CPU tests under AddressSanitizer + UBSan"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWGPT_SANITIZE=ON >/dev/null
-cmake --build build-asan -j"$jobs" --target wgpt_cpu_tests
-run_ctest build-asan
-
-step "fuzzing the format readers (libFuzzer, a few seconds each)"
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWGPT_FUZZ=ON >/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzzers
-run_ctest build-fuzz -R '^fuzz\.'
+# One clang build serves both: the library instrumented for ASan + UBSan and for libFuzzer's
+# coverage, the CPU tests linked with the sanitizers, the fuzzers with libFuzzer.
+step "CPU tests under AddressSanitizer + UBSan, and the format readers fuzzed (libFuzzer, 15 s each)"
+CC=clang CXX=clang++ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  -DWGPT_SANITIZE=ON -DWGPT_FUZZ=ON >/dev/null
+cmake --build build-sanitize -j"$jobs" --target wgpt_cpu_tests fuzzers
+run_ctest build-sanitize
 
 step "the browser build (make web: Emscripten 3.1.6, clang 14, libc++) in headless Chromium"
 bash scripts/build_web.sh

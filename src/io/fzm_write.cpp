@@ -61,7 +61,10 @@ void quantize_group(const TensorData& tensor, std::span<const float> group, size
                     Record& record, std::vector<uint8_t>& codes) {
   const auto [lo, hi] = std::minmax_element(group.begin(), group.end());
   const float min = *lo;
-  const float scale = *hi > *lo ? (*hi - *lo) / static_cast<float>(fzm::kMaxCode) : 1.0f;
+  // A flat group, or one whose spread underflows to zero (subnormal values), takes scale 1: every
+  // code is then 0, and dividing by a zero scale would give NaN codes.
+  const float spread = (*hi - *lo) / static_cast<float>(fzm::kMaxCode);
+  const float scale = spread > 0.0f ? spread : 1.0f;
   if (!std::isfinite(scale)) {
     throw Error("tensor '" + tensor.name() + "' spans too wide a range for q4 near index " +
                 std::to_string(first));

@@ -131,6 +131,16 @@ TEST(Fzm, RoundTripStaysWithinHalfAStep) {
   EXPECT_EQ(file.at("scalar").floats()[0], -7.0f);
 }
 
+// Found by the fzm fuzzer: a group whose spread divided by 15 underflows to zero (subnormal
+// values) once made NaN codes, undefined behaviour when narrowed to a byte.
+TEST(Fzm, SubnormalSpreadsQuantizeToTheMinimum) {
+  const float smallest = std::numeric_limits<float>::denorm_min();
+  const std::vector<TensorData> tensors{
+      TensorData::from_floats("w", {3}, {0.0f, smallest, 2 * smallest})};
+  const auto loaded = load_fzm(fzm_bytes(tensors));
+  for (float value : loaded.at("w").floats()) EXPECT_EQ(value, 0.0f);
+}
+
 TEST(Fzm, WriterRejectsWhatQ4CannotHold) {
   EXPECT_THROW(fzm_bytes(std::vector{TensorData::from_ints("ids", {1}, {3})}), Error);
   EXPECT_THROW(fzm_bytes(std::vector{TensorData::from_floats("w", {2}, {1.0f, NAN})}), Error);
