@@ -1,5 +1,7 @@
 #include "wgpt/generate.h"
 
+#include <optional>
+
 #include "generate/generation.h"
 #include "wgpt/decoder.h"
 
@@ -25,10 +27,16 @@ GenerateResult generate(const model::Model& model, const tokenizer::Tokenizer& t
   Generation run(model, tokenizer, prompt_ids, options, on_text);
   if (!run.running()) return run.finish();
   // The prefill runs the general forward pass; decoding takes the fused GPU path where it can.
+  // The decoder is built first: compiling its kernels is a one-time cost, counted with the
+  // prompt's (as the general path's first compile is), not spread over the generated tokens.
+  std::optional<model::Decoder> fused;
+  if (options.max_new_tokens > 1 && model::Decoder::supported(model)) {
+    fused.emplace(model, run.cache());
+  }
   run.accept(run.sample(
       model.forward(run.next_ids(), run.cache(), {.all_logits = false}).logits.to_floats()));
-  if (run.running() && model::Decoder::supported(model)) {
-    model::Decoder decoder(model, run.cache());
+  if (run.running() && fused) {
+    model::Decoder& decoder = *fused;
     if (options.sampling.greedy) {
       // The GPU chooses each token (first maximum on ties, as the sampler), two steps in flight.
       decoder.greedy(run.next_ids()[0], options.max_new_tokens, [&](uint32_t token) {

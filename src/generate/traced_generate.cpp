@@ -4,6 +4,7 @@
 // kernels already hold every layer's attention); per-block detail needs the general pass, which
 // computes every intermediate, so a trace with detail_layers > 0 runs it for every step.
 #include <memory>
+#include <optional>
 
 #include "generate/generation.h"
 #include "wgpt/decoder.h"
@@ -34,7 +35,7 @@ struct AsyncRun {
   model::ProbeOptions probe;
   TraceCallback on_trace;
   std::function<void(Result<GenerateResult>)> done;
-  std::unique_ptr<model::Decoder> decoder;  // from the first decode step, where supported
+  std::unique_ptr<model::Decoder> decoder;  // for the decode steps, where supported
   // While advance() loops, a step that completes before its trace call returns (the CPU) only
   // marks itself done, so the loop goes on instead of recursing once per token.
   bool advancing = false;
@@ -60,10 +61,7 @@ void on_step(const std::shared_ptr<AsyncRun>& state, Result<model::StepTrace> tr
 void trace_next_step(const std::shared_ptr<AsyncRun>& state) {
   auto then = [state](Result<model::StepTrace> trace) { on_step(state, std::move(trace)); };
   Generation& run = state->run;
-  if (run.steps() > 0 && !state->decoder && decodes_on_device(state->model, state->probe)) {
-    state->decoder = std::make_unique<model::Decoder>(state->model, run.cache());
-  }
-  if (state->decoder) {
+  if (run.steps() > 0 && state->decoder) {  // decode steps; the prefill takes the general pass
     state->decoder->step_traced_async(run.next_ids()[0], state->probe.top_n, then);
   } else {
     model::trace_step_async(state->model, run.next_ids(), run.cache(), state->probe, then);
@@ -96,9 +94,14 @@ GenerateResult generate_traced(const model::Model& model, const tokenizer::Token
                                const TextCallback& on_text) {
   Generation run(model, tokenizer, prompt_ids, options, on_text);
   if (!run.running()) return run.finish();
+  // As generate(): the decoder's kernels compile before the prefill, in the prompt's time.
+  std::optional<model::Decoder> fused;
+  if (options.max_new_tokens > 1 && decodes_on_device(model, probe)) {
+    fused.emplace(model, run.cache());
+  }
   take_step(run, model::trace_step(model, run.next_ids(), run.cache(), probe), on_trace);
-  if (run.running() && decodes_on_device(model, probe)) {
-    model::Decoder decoder(model, run.cache());
+  if (run.running() && fused) {
+    model::Decoder& decoder = *fused;
     if (options.sampling.greedy) {
       // As generate(): the GPU chooses each token, two steps in flight, each with its trace.
       decoder.greedy_traced(run.next_ids()[0], options.max_new_tokens, probe.top_n,
@@ -127,6 +130,9 @@ void generate_traced_async(const model::Model& model, const tokenizer::Tokenizer
     state = std::make_shared<AsyncRun>(
         AsyncRun{Generation(model, tokenizer, prompt_ids, options, std::move(on_text)), model,
                  probe, std::move(on_trace), done, nullptr});
+    if (options.max_new_tokens > 1 && decodes_on_device(model, probe)) {
+      state->decoder = std::make_unique<model::Decoder>(model, state->run.cache());
+    }
   } catch (const Error& error) {
     return done(error);
   }
