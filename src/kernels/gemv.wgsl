@@ -5,24 +5,7 @@
 // 64x.., split y / row_blocks, rows 4·(y % row_blocks).., batch z. With one split the epilogue
 // (scale, bias, column offset) is applied here; otherwise raw partial sums go to
 // c = partials [nsplit][batch][m][n] and gemv_reduce finishes.
-struct Params {
-  m: u32,
-  k: u32,
-  n: u32,
-  batch: u32,
-  a_batch_stride: u32,  // elements; 0 broadcasts A over the batch
-  b_batch_stride: u32,  // elements; 0 broadcasts B over the batch
-  trans_a: u32,         // A stored [k, m]
-  trans_b: u32,         // B stored [n, k]
-  has_bias: u32,
-  scale: f32,
-  out_col_offset: u32,
-  out_row_stride: u32,
-  nsplit: u32,
-  k_per_split: u32,
-}
-
-@group(0) @binding(0) var<uniform> p: Params;
+//! include "gemm_params.wgsl"
 @group(0) @binding(1) var<storage, read> a: array<f32>;
 @group(0) @binding(2) var<storage, read> b: array<f32>;
 @group(0) @binding(3) var<storage, read> bias: array<f32>;  // A again when there is no bias

@@ -1,24 +1,7 @@
 // Finishes a split-k gemv: sums partials [nsplit][batch][m][n] over the splits, applies scale and
 // bias, and writes into the (possibly wider) output at out_col_offset. One thread per output
 // element, the grid folded into y past 65535 groups.
-struct Params {
-  m: u32,
-  k: u32,
-  n: u32,
-  batch: u32,
-  a_batch_stride: u32,
-  b_batch_stride: u32,
-  trans_a: u32,
-  trans_b: u32,
-  has_bias: u32,
-  scale: f32,
-  out_col_offset: u32,
-  out_row_stride: u32,
-  nsplit: u32,
-  k_per_split: u32,
-}
-
-@group(0) @binding(0) var<uniform> p: Params;
+//! include "gemm_params.wgsl"
 @group(0) @binding(1) var<storage, read> partials: array<f32>;
 @group(0) @binding(2) var<storage, read> bias: array<f32>;  // partials again when there is no bias
 @group(0) @binding(3) var<storage, read_write> c: array<f32>;

@@ -5,26 +5,8 @@
 // Grid (ceil(n/64), ceil(m/64), batch). Output element (b, row, col) lands at
 // b·m·out_row_stride + row·out_row_stride + out_col_offset + col: a column block of a wider matrix
 // (the chunked LM head).
-struct Params {
-  m: u32,
-  k: u32,
-  n: u32,
-  batch: u32,
-  a_batch_stride: u32,  // elements; 0 broadcasts A over the batch
-  b_batch_stride: u32,  // elements; 0 broadcasts B over the batch
-  trans_a: u32,         // A stored [k, m]
-  trans_b: u32,         // B stored [n, k]
-  has_bias: u32,
-  scale: f32,
-  out_col_offset: u32,
-  out_row_stride: u32,
-  nsplit: u32,       // gemv only
-  k_per_split: u32,  // gemv only
-}
-
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> a: array<f32>;
-@group(0) @binding(2) var<storage, read> b: array<f32>;
+//! include "gemm_params.wgsl"
+//! include "gemm_scalar_operands.wgsl"
 @group(0) @binding(3) var<storage, read> bias: array<f32>;  // A again when there is no bias
 @group(0) @binding(4) var<storage, read_write> c: array<f32>;
 
@@ -35,28 +17,6 @@ const A_STRIDE: u32 = 17u;
 
 var<workgroup> a_tile: array<f32, 1088>;  // [TILE rows][A_STRIDE]
 var<workgroup> b_tile: array<f32, 1024>;  // [TILE_K][TILE cols]
-
-fn load_a(batch: u32, row: u32, kk: u32) -> f32 {
-  if (row >= p.m || kk >= p.k) {
-    return 0.0;
-  }
-  let base = batch * p.a_batch_stride;
-  if (p.trans_a != 0u) {
-    return a[base + kk * p.m + row];
-  }
-  return a[base + row * p.k + kk];
-}
-
-fn load_b(batch: u32, kk: u32, col: u32) -> f32 {
-  if (kk >= p.k || col >= p.n) {
-    return 0.0;
-  }
-  let base = batch * p.b_batch_stride;
-  if (p.trans_b != 0u) {
-    return b[base + col * p.k + kk];
-  }
-  return b[base + kk * p.n + col];
-}
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,

@@ -6,30 +6,7 @@
 // loads are coalesced in every layout.
 //! include "matmul_wide_block.wgsl"
 
-@group(0) @binding(1) var<storage, read> a: array<f32>;
-@group(0) @binding(2) var<storage, read> b: array<f32>;
-
-fn load_a(batch: u32, row: u32, kk: u32) -> f32 {
-  if (row >= p.m || kk >= p.k) {
-    return 0.0;
-  }
-  let base = batch * p.a_batch_stride;
-  if (p.trans_a != 0u) {
-    return a[base + kk * p.m + row];
-  }
-  return a[base + row * p.k + kk];
-}
-
-fn load_b(batch: u32, kk: u32, col: u32) -> f32 {
-  if (kk >= p.k || col >= p.n) {
-    return 0.0;
-  }
-  let base = batch * p.b_batch_stride;
-  if (p.trans_b != 0u) {
-    return b[base + col * p.k + kk];
-  }
-  return b[base + kk * p.n + col];
-}
+//! include "gemm_scalar_operands.wgsl"
 
 // Where element `flat` (0..1023) of a 128×8 tile sits, as (row or column, kk).
 fn slot(flat: u32, k_contiguous: bool) -> vec2<u32> {

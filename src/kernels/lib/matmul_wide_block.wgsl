@@ -25,24 +25,7 @@
 // Accumulators are only ever indexed by constants, so that they stay in registers on drivers that
 // would spill a dynamically indexed array to memory.
 // Grid (ceil(n/128), ceil(m/128), batch).
-struct Params {
-  m: u32,
-  k: u32,
-  n: u32,
-  batch: u32,
-  a_batch_stride: u32,  // elements; 0 broadcasts A over the batch
-  b_batch_stride: u32,  // elements; 0 broadcasts B over the batch
-  trans_a: u32,         // A stored [k, m]
-  trans_b: u32,         // B stored [n, k]
-  has_bias: u32,
-  scale: f32,
-  out_col_offset: u32,
-  out_row_stride: u32,
-  nsplit: u32,       // gemv only
-  k_per_split: u32,  // gemv only
-}
-
-@group(0) @binding(0) var<uniform> p: Params;
+//! include "gemm_params.wgsl"
 @group(0) @binding(3) var<storage, read> bias: array<f32>;  // A again when there is no bias
 @group(0) @binding(4) var<storage, read_write> c: array<f32>;
 

@@ -1,0 +1,27 @@
+// Shared by matmul.wgsl and matmul_wide.wgsl: the operands A and B as floats, and one element of
+// op(A) or op(B) by (row, k) or (k, column) in any layout, zero past m, n or k. Needs
+// gemm_params.wgsl included first.
+@group(0) @binding(1) var<storage, read> a: array<f32>;
+@group(0) @binding(2) var<storage, read> b: array<f32>;
+
+fn load_a(batch: u32, row: u32, kk: u32) -> f32 {
+  if (row >= p.m || kk >= p.k) {
+    return 0.0;
+  }
+  let base = batch * p.a_batch_stride;
+  if (p.trans_a != 0u) {
+    return a[base + kk * p.m + row];
+  }
+  return a[base + row * p.k + kk];
+}
+
+fn load_b(batch: u32, kk: u32, col: u32) -> f32 {
+  if (kk >= p.k || col >= p.n) {
+    return 0.0;
+  }
+  let base = batch * p.b_batch_stride;
+  if (p.trans_b != 0u) {
+    return b[base + col * p.k + kk];
+  }
+  return b[base + kk * p.n + col];
+}
