@@ -30,6 +30,12 @@ size_t next_power_of_two(size_t value) {
   return power;
 }
 
+// The bytes a range covers: its size, or with size 0, the rest of its buffer (none past the end).
+size_t range_bytes(const BufferRange& range) {
+  const size_t total = range.buffer->size();
+  return range.size ? range.size : total - std::min(range.offset, total);
+}
+
 std::string join(const std::vector<std::string>& names) {
   std::string text;
   for (const auto& name : names) {
@@ -338,7 +344,7 @@ std::shared_ptr<PreparedState> Context::Impl::bind(std::string_view name,
     const std::string which = kernel + ", binding " + std::to_string(i + 1);
     if (!range.buffer || !range.buffer->valid()) throw Error(which + ": no buffer");
     const size_t total = range.buffer->size();
-    const size_t size = range.size ? range.size : total - std::min(range.offset, total);
+    const size_t size = range_bytes(range);
     if (range.offset >= total || range.offset + size > total) {
       throw Error(which + ": range [" + std::to_string(range.offset) + ", " +
                   std::to_string(range.offset + size) + ") is outside the buffer of " +
@@ -420,8 +426,7 @@ void Context::copy(const BufferRange& from, const BufferRange& to) {
   if (!from.buffer || !from.buffer->valid() || !to.buffer || !to.buffer->valid()) {
     throw Error("copy: no buffer");
   }
-  const size_t size =
-      from.size ? from.size : from.buffer->size() - std::min(from.offset, from.buffer->size());
+  const size_t size = range_bytes(from);
   if ((from.offset | to.offset | size) % 4 != 0) {
     throw Error("copy: offsets and size must be multiples of 4 bytes");
   }
@@ -456,7 +461,7 @@ void Context::readback_many_async(
   for (const BufferRange& range : regions) {
     if (!range.buffer || !range.buffer->valid()) throw Error("readback: no buffer");
     const size_t buffer_size = range.buffer->size();
-    const size_t size = range.size ? range.size : buffer_size - std::min(range.offset, buffer_size);
+    const size_t size = range_bytes(range);
     if (range.offset + size > buffer_size) {
       throw Error("readback: range [" + std::to_string(range.offset) + ", " +
                   std::to_string(range.offset + size) + ") is outside the buffer of " +

@@ -11,7 +11,7 @@ struct Params {
 @group(0) @binding(2) var<storage, read> targets: array<u32>;
 @group(0) @binding(3) var<storage, read_write> loss: array<f32>;
 
-//! include "row_reduce.wgsl"
+//! include "row_softmax_stats.wgsl"
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -21,17 +21,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     return;  // uniform across the workgroup
   }
   let base = row * p.cols;
-  var largest = -3.4e38;
-  for (var c = lid; c < p.cols; c += 256u) {
-    largest = max(largest, x[base + c]);
-  }
-  let row_max = workgroup_max(lid, largest);
-  var sum = 0.0;
-  for (var c = lid; c < p.cols; c += 256u) {
-    sum += exp(x[base + c] - row_max);
-  }
-  let total = workgroup_sum(lid, sum);
+  let stats = row_softmax_stats(lid, base);  // (max, Σ exp(x − max))
   if (lid == 0u) {
-    loss[row] = log(total) + row_max - x[base + targets[row]];
+    loss[row] = log(stats.y) + stats.x - x[base + targets[row]];
   }
 }

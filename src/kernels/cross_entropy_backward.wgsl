@@ -12,7 +12,7 @@ struct Params {
 @group(0) @binding(3) var<storage, read> dloss: array<f32>;
 @group(0) @binding(4) var<storage, read_write> dx: array<f32>;
 
-//! include "row_reduce.wgsl"
+//! include "row_softmax_stats.wgsl"
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -22,16 +22,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     return;  // uniform across the workgroup
   }
   let base = row * p.cols;
-  var largest = -3.4e38;
-  for (var c = lid; c < p.cols; c += 256u) {
-    largest = max(largest, x[base + c]);
-  }
-  let row_max = workgroup_max(lid, largest);
-  var sum = 0.0;
-  for (var c = lid; c < p.cols; c += 256u) {
-    sum += exp(x[base + c] - row_max);
-  }
-  let scale = dloss[row] / workgroup_sum(lid, sum);
+  let stats = row_softmax_stats(lid, base);
+  let row_max = stats.x;
+  let scale = dloss[row] / stats.y;
   let target_id = targets[row];
   for (var c = lid; c < p.cols; c += 256u) {
     var grad = exp(x[base + c] - row_max) * scale;

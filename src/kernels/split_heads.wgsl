@@ -13,6 +13,8 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> k: array<f32>;
 @group(0) @binding(4) var<storage, read_write> v: array<f32>;
 
+//! include "qkv_head_slot.wgsl"
+
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -20,12 +22,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (i >= p.n) {
     return;
   }
-  let token = i / (3u * p.cols);
-  let col = i % (3u * p.cols);
-  let part = col / p.cols;  // 0 = q, 1 = k, 2 = v
-  let within = col % p.cols;
-  let head = within / p.head_dim;
-  let dst = (head * p.t + token) * p.head_dim + within % p.head_dim;
+  let slot = qkv_head_slot(i);
+  let part = slot.x;  // 0 = q, 1 = k, 2 = v
+  let dst = slot.y;
   let value = qkv[i];
   if (part == 0u) {
     q[dst] = value;
