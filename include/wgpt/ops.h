@@ -77,6 +77,25 @@ Tensor attention_scores(const Tensor& q, const Tensor& k_cache, size_t kv_len, f
 // probs [n_head, t, kv_len], v_cache [n_head, n_ctx, hd] → [n_head, t, hd].
 Tensor attention_values(const Tensor& probs, const Tensor& v_cache);
 
+// ==== Routing: several models' hidden states merged into one (the council) ====================
+
+// The rows of every tensor, in order: [r_0, C], [r_1, C], … → [Σ r_i, C]; f32, one device. On the
+// GPU the rows are buffer copies recorded in order with the dispatches (no kernel).
+Tensor concat_rows(const std::vector<Tensor>& parts);
+
+// The entropy of softmax(x[r]) per row, in nats: H[r] = −Σ_j p_j · log p_j. x [rows, cols] →
+// [rows].
+Tensor softmax_entropy(const Tensor& x);
+
+// A router over n candidates: weights = softmax(−beta · scores), and the mixture of the rows of x
+// under them, mixed = Σ_i weights[i] · x[i]. x [n, C], scores [n] → weights [n], mixed [1, C].
+// beta ≥ 0: 0 weighs every row alike; the larger, the more the lowest score takes.
+struct Mixture {
+  Tensor weights;
+  Tensor mixed;
+};
+Mixture router_mix(const Tensor& x, const Tensor& scores, float beta);
+
 // ==== Training: gradients, loss and optimizer ================================================
 // The backward ops of the forward ops above, the loss and the optimizer update, under the same
 // rules: validated, then the CPU reference or the WGSL kernel by the inputs' device. Every one is
