@@ -11,16 +11,22 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
       .add_option("-m,--model", options.model_dir,
                   "Model directory: config.json, model.safetensors or model.fzm, tokenizer files")
       ->required();
-  command.add_option("--backend", options.backend, "cpu (the reference) or gpu")
+  add_backend_option(command, options.backend);
+}
+
+void add_backend_option(CLI::App& command, std::string& backend) {
+  command.add_option("--backend", backend, "cpu (the reference) or gpu")
       ->check(CLI::IsMember({"cpu", "gpu"}))
       ->capture_default_str();
 }
 
+std::shared_ptr<gpu::Context> context_for(const std::string& backend) {
+  return backend == "gpu" ? gpu::Context::create() : nullptr;
+}
+
 LoadedModel load_model(const ModelOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  std::shared_ptr<gpu::Context> context;
-  if (options.backend == "gpu") context = gpu::Context::create();
-  LoadedModel loaded{model::Model::load(options.model_dir, context),
+  LoadedModel loaded{model::Model::load(options.model_dir, context_for(options.backend)),
                      tokenizer::load_tokenizer(options.model_dir), 0};
   if (loaded.tokenizer->vocab_size() > loaded.model.config().vocab_size) {
     throw Error("the tokenizer has " + std::to_string(loaded.tokenizer->vocab_size()) +

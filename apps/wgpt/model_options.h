@@ -16,6 +16,10 @@ struct ModelOptions {
 };
 
 void add_model_options(CLI::App& command, ModelOptions& options);
+// --backend alone, for commands that load models their own way (council, top).
+void add_backend_option(CLI::App& command, std::string& backend);
+// A GPU context for "gpu" (the adapter follows $WGPT_BACKEND), none for "cpu".
+std::shared_ptr<gpu::Context> context_for(const std::string& backend);
 
 struct LoadedModel {
   model::Model model;

@@ -1,6 +1,7 @@
 #pragma once
 // Sampling and the generation loop: prompt in, text streamed out as it is generated.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -15,7 +16,7 @@
 namespace wgpt::generate {
 
 struct SamplingOptions {
-  bool greedy = false;      // argmax, first maximum on ties (as HF)
+  bool greedy = false;       // argmax, first maximum on ties (as HF)
   float temperature = 1.0f;  // > 0; logits are divided by it
   size_t top_k = 0;          // keep the k most likely tokens; 0 keeps all
   float top_p = 1.0f;        // keep the smallest set whose probability reaches p; 1 keeps all
@@ -82,6 +83,63 @@ using TextCallback = std::function<bool(std::string_view text)>;
 GenerateResult generate(const model::Model& model, const tokenizer::Tokenizer& tokenizer,
                         std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
                         const TextCallback& on_text = {});
+
+// ---- the loop's bookkeeping
+// ----------------------------------------------------------------------
+
+// One generation's state, shared by every generation loop (plain, traced, the council's): what to
+// run next, sampling, streaming text, the stop conditions and the timings. A loop runs
+// `next_ids()` through its model(s), then `accept(sample(logits))`, while `running()`.
+class Generation {
+ public:
+  // For a loop over one model: the run owns that model's KV cache (cache()). Throws on an empty
+  // prompt or one that does not fit the model's context.
+  Generation(const model::Model& model, const tokenizer::Tokenizer& tokenizer,
+             std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
+             TextCallback on_text);
+  // For a loop that keeps its own caches (several models): `config` gives the context and the
+  // end-of-text token; cache() is then empty.
+  Generation(const model::Config& config, const tokenizer::Tokenizer& tokenizer,
+             std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
+             TextCallback on_text);
+
+  bool running() const { return running_; }
+  // What the next step runs: the prompt, then the last token accepted.
+  std::span<const uint32_t> next_ids() const;
+  model::KvCache& cache() { return cache_; }
+  // Steps run so far (0 before the prefill).
+  size_t steps() const { return steps_; }
+
+  // Chooses the next token from a step's logits (the first call closes the prompt's timing).
+  uint32_t sample(std::span<const float> logits);
+  // Counts a step whose token was chosen elsewhere (the GPU's greedy decoding, the council's
+  // router) in place of sample(); the first such call closes the prompt's timing too.
+  uint32_t chosen_elsewhere(uint32_t token);
+  // The run's sampler, for a step that samples itself (counted with chosen_elsewhere()).
+  Sampler& sampler() { return sampler_; }
+  // Appends the token and streams its text; stops at the end-of-text token, the token limit, a
+  // full context, or when the text callback says so.
+  void accept(uint32_t token);
+  void stop(StopReason reason);
+  // Flushes the text stream and closes the timings.
+  GenerateResult finish();
+
+ private:
+  bool emit(const std::string& text);
+  void count_step();
+
+  const model::Config& config_;
+  const tokenizer::Tokenizer& tokenizer_;
+  GenerateOptions options_;
+  TextCallback on_text_;
+  Sampler sampler_;
+  Utf8Stream stream_;
+  model::KvCache cache_;
+  GenerateResult result_;
+  bool running_ = true;
+  size_t steps_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
 
 // ---- generation with the probe ------------------------------------------------------------------
 

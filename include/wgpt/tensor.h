@@ -96,4 +96,19 @@ class Tensor {
   std::shared_ptr<gpu::Context> context_;
 };
 
+// Host copies of several f32 tensors' elements, read back together: GPU tensors (of one context)
+// in one submit and one fence wait however many there are; CPU tensors are copied. In the order
+// given. The sync form is native only; the async one holds the tensors until they are read and
+// calls `done` from gpu::Context::poll() or the browser's event loop (on the CPU before returning).
+std::vector<std::vector<float>> read_floats(const std::vector<Tensor>& tensors);
+void read_floats_async(std::vector<Tensor> tensors,
+                       std::function<void(Result<std::vector<std::vector<float>>>)> done);
+// One step of work and its results without blocking: `record` records the work (inside one
+// recording scope when `context` is set, so the work and the readback copies are one submit) and
+// returns the tensors to read; their values, or the error `record` or the readback threw, go to
+// `done` once the scope is closed.
+void record_and_read_async(const std::shared_ptr<gpu::Context>& context,
+                           const std::function<std::vector<Tensor>()>& record,
+                           std::function<void(Result<std::vector<std::vector<float>>>)> done);
+
 }  // namespace wgpt

@@ -2,7 +2,6 @@
 
 #include <optional>
 
-#include "generate/generation.h"
 #include "wgpt/decoder.h"
 
 namespace wgpt::generate {
@@ -40,7 +39,7 @@ GenerateResult generate(const model::Model& model, const tokenizer::Tokenizer& t
     if (options.sampling.greedy) {
       // The GPU chooses each token (first maximum on ties, as the sampler), two steps in flight.
       decoder.greedy(run.next_ids()[0], options.max_new_tokens, [&](uint32_t token) {
-        run.accept(run.chosen_on_device(token));
+        run.accept(run.chosen_elsewhere(token));
         return run.running();
       });
     }

@@ -1,4 +1,5 @@
-#include "generate/generation.h"
+// One generation's bookkeeping (wgpt::generate::Generation): shared by every generation loop.
+#include "wgpt/generate.h"
 
 namespace wgpt::generate {
 namespace {
@@ -13,12 +14,18 @@ double elapsed_ms(std::chrono::steady_clock::time_point since) {
 Generation::Generation(const model::Model& model, const tokenizer::Tokenizer& tokenizer,
                        std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
                        TextCallback on_text)
-    : config_(model.config()),
+    : Generation(model.config(), tokenizer, prompt_ids, options, std::move(on_text)) {
+  cache_ = model.new_cache();
+}
+
+Generation::Generation(const model::Config& config, const tokenizer::Tokenizer& tokenizer,
+                       std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
+                       TextCallback on_text)
+    : config_(config),
       tokenizer_(tokenizer),
       options_(options),
       on_text_(std::move(on_text)),
-      sampler_(options.sampling),
-      cache_(model.new_cache()) {
+      sampler_(options.sampling) {
   if (prompt_ids.empty()) throw Error("the prompt is empty: give at least one token");
   if (prompt_ids.size() > config_.n_ctx) {
     throw Error("the prompt has " + std::to_string(prompt_ids.size()) +
@@ -35,12 +42,21 @@ std::span<const uint32_t> Generation::next_ids() const {
   return std::span(&result_.ids.back(), 1);
 }
 
-uint32_t Generation::sample(std::span<const float> logits) {
+void Generation::count_step() {
   if (steps_++ == 0) {
     result_.timings.prompt_ms = elapsed_ms(start_);
     start_ = std::chrono::steady_clock::now();
   }
+}
+
+uint32_t Generation::sample(std::span<const float> logits) {
+  count_step();
   return sampler_.next(logits);
+}
+
+uint32_t Generation::chosen_elsewhere(uint32_t token) {
+  count_step();
+  return token;
 }
 
 bool Generation::emit(const std::string& text) {
@@ -54,7 +70,10 @@ void Generation::accept(uint32_t token) {
   result_.ids.push_back(token);
   if (!emit(stream_.push(tokenizer_.token_bytes(token)))) return stop(StopReason::callback);
   if (result_.ids.size() == options_.max_new_tokens) return stop(StopReason::max_tokens);
-  if (cache_.length() == config_.n_ctx) return stop(StopReason::context_full);
+  // The step that runs this token would need position prompt + generated − 1 < n_ctx.
+  if (result_.prompt_ids.size() + result_.ids.size() > config_.n_ctx) {
+    return stop(StopReason::context_full);
+  }
 }
 
 void Generation::stop(StopReason reason) {

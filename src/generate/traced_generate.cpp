@@ -6,8 +6,8 @@
 #include <memory>
 #include <optional>
 
-#include "generate/generation.h"
 #include "wgpt/decoder.h"
+#include "wgpt/generate.h"
 
 namespace wgpt::generate {
 namespace {
@@ -106,7 +106,7 @@ GenerateResult generate_traced(const model::Model& model, const tokenizer::Token
       // As generate(): the GPU chooses each token, two steps in flight, each with its trace.
       decoder.greedy_traced(run.next_ids()[0], options.max_new_tokens, probe.top_n,
                             [&](uint32_t token, const model::StepTrace& trace) {
-                              report(run, trace, run.chosen_on_device(token), on_trace);
+                              report(run, trace, run.chosen_elsewhere(token), on_trace);
                               return run.running();
                             });
     }

@@ -244,9 +244,10 @@ Buffer Context::upload(std::span<const std::byte> bytes) {
   slot->handle = impl_->create_buffer(size, kStorageUsage);
   slot->size = size;
   slot->pool = impl_->storage_pool;
-  Buffer buffer(std::move(slot));
-  write(buffer, 0, bytes);
-  return buffer;
+  // No commands can refer to a buffer created just now, so its write needs no flush of what is
+  // recorded (unlike write()): uploads inside a scope keep the scope one submit.
+  impl_->queue_write(slot->handle, size, 0, bytes);
+  return Buffer(std::move(slot));
 }
 
 void Context::write(const Buffer& buffer, size_t offset, std::span<const std::byte> bytes) {
@@ -260,16 +261,20 @@ void Context::write(const Buffer& buffer, size_t offset, std::span<const std::by
   // A queue write lands before the next submit's commands: submit what is recorded first, so
   // commands recorded earlier still see the old contents.
   if (impl_->encoder) impl_->submit();
+  impl_->queue_write(buffer.slot_->handle, buffer.size(), offset, bytes);
+}
+
+void Context::Impl::queue_write(WGPUBuffer buffer, size_t buffer_size, size_t offset,
+                                std::span<const std::byte> bytes) {
+  if (bytes.empty()) return;
   if (bytes.size() % 4 == 0) {
-    wgpuQueueWriteBuffer(impl_->handles.queue, buffer.slot_->handle, offset, bytes.data(),
-                         bytes.size());
+    wgpuQueueWriteBuffer(handles.queue, buffer, offset, bytes.data(), bytes.size());
     return;
   }
   std::vector<std::byte> padded(round_up(bytes.size(), 4), std::byte{0});
   std::copy(bytes.begin(), bytes.end(), padded.begin());
-  const size_t end = std::min(buffer.size(), offset + padded.size());
-  wgpuQueueWriteBuffer(impl_->handles.queue, buffer.slot_->handle, offset, padded.data(),
-                       end - offset);
+  const size_t end = std::min(buffer_size, offset + padded.size());
+  wgpuQueueWriteBuffer(handles.queue, buffer, offset, padded.data(), end - offset);
 }
 
 void Context::add_kernel(std::string_view name, std::string source) {

@@ -74,6 +74,10 @@ struct Context::Impl {
                                       const std::vector<BufferRange>& buffers,
                                       Workgroups workgroups);
   void record(const PreparedState& prepared);
+  // A queue write of `bytes` (padded to 4 bytes within the buffer's size), with no flush: it lands
+  // before every command of the next submit.
+  void queue_write(WGPUBuffer buffer, size_t buffer_size, size_t offset,
+                   std::span<const std::byte> bytes);
   // Submits what is recorded and waits until the GPU has finished it (native only).
   void submit_and_wait();
   void time_dispatch(const std::string& kernel);

@@ -2,7 +2,6 @@
 // back in one batched readback — on the GPU one submit (the step's dispatches and the copies share
 // it) and one fence wait, however many tensors the probe reads.
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <optional>
 
@@ -56,68 +55,29 @@ StepTrace assemble(const RecordedStep& step, std::vector<std::vector<float>> val
   return trace;
 }
 
-std::vector<std::vector<float>> host_values(const std::vector<Tensor>& tensors) {
-  std::vector<std::vector<float>> values;
-  for (const Tensor& tensor : tensors) values.push_back(tensor.to_floats());
-  return values;
-}
-
-std::vector<gpu::BufferRange> regions_of(const std::vector<Tensor>& tensors) {
-  std::vector<gpu::BufferRange> regions;
-  for (const Tensor& tensor : tensors) {
-    regions.emplace_back(tensor.buffer(), tensor.offset() * sizeof(float),
-                         tensor.numel() * sizeof(float));
-  }
-  return regions;
-}
-
-std::vector<std::vector<float>> floats_of(const std::vector<std::vector<std::byte>>& bytes) {
-  std::vector<std::vector<float>> values;
-  for (const std::vector<std::byte>& region : bytes) {
-    std::vector<float> floats(region.size() / sizeof(float));
-    std::memcpy(floats.data(), region.data(), floats.size() * sizeof(float));
-    values.push_back(std::move(floats));
-  }
-  return values;
-}
-
 }  // namespace
 
 StepTrace trace_step(const Model& model, std::span<const uint32_t> ids, KvCache& cache,
                      const ProbeOptions& options) {
-  if (!model.on_gpu()) {
-    const RecordedStep step = record_step(model, ids, cache, options);
-    return assemble(step, host_values(step.tensors));
-  }
-  gpu::Scope scope(*model.context());  // the step and its readback copies: one submit
+  std::optional<gpu::Scope> scope;  // the step and its readback copies: one submit
+  if (model.on_gpu()) scope.emplace(*model.context());
   const RecordedStep step = record_step(model, ids, cache, options);
-  return assemble(step, floats_of(model.context()->readback_many(regions_of(step.tensors))));
+  return assemble(step, read_floats(step.tensors));
 }
 
 void trace_step_async(const Model& model, std::span<const uint32_t> ids, KvCache& cache,
                       const ProbeOptions& options, std::function<void(Result<StepTrace>)> done) {
-  std::optional<Result<StepTrace>> ready;  // a CPU step's trace, or an error; delivered below
-  {
-    std::optional<gpu::Scope> scope;  // the step and its readback copies: one submit
-    if (model.on_gpu()) scope.emplace(*model.context());
-    try {
-      auto step = std::make_shared<const RecordedStep>(record_step(model, ids, cache, options));
-      if (model.on_gpu()) {
-        // The callback holds the step: its buffers stay out of the pool until they are read.
-        model.context()->readback_many_async(
-            regions_of(step->tensors),
-            [step, done](Result<std::vector<std::vector<std::byte>>> bytes) {
-              if (!bytes.ok()) return done(bytes.error());
-              done(assemble(*step, floats_of(bytes.value())));
-            });
-      } else {
-        ready.emplace(assemble(*step, host_values(step->tensors)));
-      }
-    } catch (const Error& error) {
-      ready.emplace(error);
-    }
-  }
-  if (ready) done(std::move(*ready));
+  auto step = std::make_shared<RecordedStep>();
+  record_and_read_async(
+      model.context(),
+      [&] {
+        *step = record_step(model, ids, cache, options);
+        return step->tensors;
+      },
+      [step, done](Result<std::vector<std::vector<float>>> values) {
+        if (!values.ok()) return done(values.error());
+        done(assemble(*step, std::move(values.value())));
+      });
 }
 
 }  // namespace wgpt::model

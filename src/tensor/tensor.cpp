@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 namespace wgpt {
@@ -181,6 +182,95 @@ std::span<uint32_t> Tensor::u32s() const {
 const gpu::Buffer& Tensor::buffer() const {
   require(is_gpu(), "buffer() needs a GPU tensor, not " + describe());
   return buffer_;
+}
+
+namespace {
+
+// The GPU context all `tensors` share, or nullptr when they are all host tensors.
+std::shared_ptr<gpu::Context> shared_context(const std::vector<Tensor>& tensors) {
+  std::shared_ptr<gpu::Context> context;
+  for (const Tensor& tensor : tensors) {
+    require(tensor.dtype() == DType::f32,
+            "read_floats needs f32 tensors, not " + tensor.describe());
+    if (tensor.is_gpu()) context = tensor.context();
+  }
+  for (const Tensor& tensor : tensors) {
+    require(tensor.context() == context,
+            "read_floats needs tensors of one device, not " + tensor.describe() + " with others");
+  }
+  return context;
+}
+
+std::vector<gpu::BufferRange> regions_of(const std::vector<Tensor>& tensors) {
+  std::vector<gpu::BufferRange> regions;
+  for (const Tensor& tensor : tensors) {
+    regions.emplace_back(tensor.buffer(), tensor.offset() * kElementBytes,
+                         tensor.numel() * kElementBytes);
+  }
+  return regions;
+}
+
+std::vector<std::vector<float>> floats_of(const std::vector<std::vector<std::byte>>& bytes) {
+  std::vector<std::vector<float>> values;
+  for (const std::vector<std::byte>& region : bytes) {
+    std::vector<float> floats(region.size() / sizeof(float));
+    std::memcpy(floats.data(), region.data(), floats.size() * sizeof(float));
+    values.push_back(std::move(floats));
+  }
+  return values;
+}
+
+std::vector<std::vector<float>> host_floats(const std::vector<Tensor>& tensors) {
+  std::vector<std::vector<float>> values;
+  for (const Tensor& tensor : tensors) values.push_back(tensor.to_floats());
+  return values;
+}
+
+}  // namespace
+
+std::vector<std::vector<float>> read_floats(const std::vector<Tensor>& tensors) {
+  const auto context = shared_context(tensors);
+  if (!context) return host_floats(tensors);
+  return floats_of(context->readback_many(regions_of(tensors)));
+}
+
+void read_floats_async(std::vector<Tensor> tensors,
+                       std::function<void(Result<std::vector<std::vector<float>>>)> done) {
+  std::shared_ptr<gpu::Context> context;
+  try {
+    context = shared_context(tensors);
+    if (!context) return done(host_floats(tensors));
+  } catch (const Error& error) {
+    return done(error);
+  }
+  const std::vector<gpu::BufferRange> regions = regions_of(tensors);
+  // The callback holds the tensors: their buffers stay out of the pool until they are read.
+  context->readback_many_async(regions, [tensors = std::move(tensors), done = std::move(done)](
+                                            Result<std::vector<std::vector<std::byte>>> bytes) {
+    if (!bytes.ok()) return done(bytes.error());
+    done(floats_of(bytes.value()));
+  });
+}
+
+void record_and_read_async(const std::shared_ptr<gpu::Context>& context,
+                           const std::function<std::vector<Tensor>()>& record,
+                           std::function<void(Result<std::vector<std::vector<float>>>)> done) {
+  std::optional<Result<std::vector<std::vector<float>>>> ready;  // delivered after the scope
+  {
+    std::optional<gpu::Scope> scope;
+    if (context) scope.emplace(*context);
+    try {
+      std::vector<Tensor> tensors = record();
+      if (context) {
+        read_floats_async(std::move(tensors), std::move(done));
+        return;
+      }
+      ready.emplace(read_floats(tensors));
+    } catch (const Error& error) {
+      ready.emplace(error);
+    }
+  }
+  done(std::move(*ready));
 }
 
 }  // namespace wgpt

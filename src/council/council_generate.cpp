@@ -1,0 +1,96 @@
+// The council's generation loop: generate()'s bookkeeping (generate::Generation) with a council
+// step in place of a model's, blocking or as a chain of asynchronous readbacks.
+#include <memory>
+
+#include "wgpt/council.h"
+
+namespace wgpt::council {
+namespace {
+
+// Reports a step and hands its token to the run.
+void take_step(generate::Generation& run, const Step& step, const StepCallback& on_step) {
+  const uint32_t token = run.chosen_elsewhere(step.chosen);
+  if (on_step && !on_step(run.steps() - 1, step)) return run.stop(generate::StopReason::callback);
+  run.accept(token);
+}
+
+struct AsyncRun {
+  generate::Generation run;
+  Council& council;
+  size_t top_n;
+  StepCallback on_step;
+  std::function<void(Result<generate::GenerateResult>)> done;
+  // While advance() loops, a step that completes before step_async returns (the CPU) only marks
+  // itself done, so the loop goes on instead of recursing once per token.
+  bool advancing = false;
+  bool step_completed = false;
+};
+
+void advance(const std::shared_ptr<AsyncRun>& state);
+
+void on_step(const std::shared_ptr<AsyncRun>& state, Result<Step> step) {
+  try {
+    take_step(state->run, step.value(), state->on_step);
+  } catch (const std::exception& error) {
+    state->done(Error(error.what()));
+    return;
+  }
+  if (state->advancing) {
+    state->step_completed = true;
+  } else {
+    advance(state);
+  }
+}
+
+void advance(const std::shared_ptr<AsyncRun>& state) {
+  try {
+    state->advancing = true;
+    while (state->run.running()) {
+      state->step_completed = false;
+      generate::Generation& run = state->run;
+      state->council.step_async(run.next_ids(), run.sampler(), state->top_n,
+                                [state](Result<Step> step) { on_step(state, std::move(step)); });
+      if (!state->step_completed) {  // waiting for the GPU, or failed
+        state->advancing = false;
+        return;
+      }
+    }
+    state->advancing = false;
+    state->done(state->run.finish());
+  } catch (const std::exception& error) {
+    state->done(Error(error.what()));
+  }
+}
+
+}  // namespace
+
+generate::GenerateResult generate(Council& council, const tokenizer::Tokenizer& tokenizer,
+                                  std::span<const uint32_t> prompt_ids,
+                                  const CouncilOptions& options, const StepCallback& on_step,
+                                  const generate::TextCallback& on_text) {
+  generate::Generation run(council.config(), tokenizer, prompt_ids, options.generate, on_text);
+  council.reset();
+  while (run.running()) {
+    take_step(run, council.step(run.next_ids(), run.sampler(), options.top_n), on_step);
+  }
+  return run.finish();
+}
+
+void generate_async(Council& council, const tokenizer::Tokenizer& tokenizer,
+                    std::span<const uint32_t> prompt_ids, const CouncilOptions& options,
+                    StepCallback on_step, generate::TextCallback on_text,
+                    std::function<void(Result<generate::GenerateResult>)> done) {
+  std::shared_ptr<AsyncRun> state;
+  try {
+    state = std::make_shared<AsyncRun>(
+        AsyncRun{generate::Generation(council.config(), tokenizer, prompt_ids, options.generate,
+                                      std::move(on_text)),
+                 council, options.top_n, std::move(on_step), done});
+    council.reset();
+  } catch (const Error& error) {
+    return done(error);
+  }
+  advance(state);
+}
+
+}  // namespace wgpt::council
