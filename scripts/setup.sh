@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 apt_packages=(
   cmake g++ make ninja-build clang libclang-rt-14-dev clang-format
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev
+  nlohmann-json3-dev libcli11-dev libncurses-dev
   libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri
   emscripten chromium
 )

@@ -86,6 +86,21 @@ class TensorData {
   bool is_view_ = false;
 };
 
+// What a tensor file says about one tensor, from its header alone.
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::f32;  // as stored (q4 for every fzm tensor)
+  Shape shape;
+};
+
+// The tensors of a file without their data (read_index), or of a loaded file (TensorFile::index).
+struct TensorIndex {
+  std::vector<TensorInfo> tensors;  // in file order
+  Metadata metadata;
+
+  const TensorInfo* find(std::string_view name) const;
+};
+
 // The content of one tensor file.
 struct TensorFile {
   std::vector<TensorData> tensors;  // in file order
@@ -95,6 +110,8 @@ struct TensorFile {
   const TensorData* find(std::string_view name) const;
   // The tensor called `name`; throws wgpt::Error naming it when absent.
   const TensorData& at(std::string_view name) const;
+  // Names, dtypes and shapes.
+  TensorIndex index() const;
 };
 
 // ---- safetensors
@@ -137,5 +154,12 @@ enum class Format { safetensors, fzm };
 Format detect_format(std::span<const uint8_t> bytes);
 TensorFile load_tensors(const std::filesystem::path& path);
 TensorFile load_tensors(std::span<const uint8_t> bytes, std::string_view source = "<bytes>");
+
+// The tensors a file holds — names, stored dtypes and shapes — from its headers alone, without
+// reading, converting or dequantizing their data (a scan of a folder of checkpoints touches only
+// the pages that hold headers). The same checks as the full readers: a file whose index reads
+// also loads. Told apart by content, as load_tensors.
+TensorIndex read_index(const std::filesystem::path& path);
+TensorIndex read_index(std::span<const uint8_t> bytes, std::string_view source = "<bytes>");
 
 }  // namespace wgpt::io

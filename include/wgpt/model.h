@@ -36,16 +36,22 @@ struct Config {
   size_t parameter_count() const;
 };
 
+// Checks that a checkpoint holding `tensors` has every parameter `config` needs, as floats of the
+// shape it needs (with or without the `transformer.` prefix): the checks Model::from_tensors makes
+// before loading, from a file's index alone (io::read_index), so a scan can tell whether a
+// checkpoint loads without reading its data. Throws wgpt::Error naming the first problem.
+void check_checkpoint(const Config& config, const io::TensorIndex& tensors);
+
 // The GPT-2 named shapes: gpt2 (124M), gpt2-medium (355M), gpt2-large, gpt2-xl; or
 // "N_LAYER,N_HEAD,N_EMBD,N_CTX,VOCAB". Throws on anything else.
 Config named_config(const std::string& name);
 
 struct LayerWeights {
   Tensor ln1_gamma, ln1_beta;
-  Tensor qkv_weight, qkv_bias;        // [C, 3C], [3C]
+  Tensor qkv_weight, qkv_bias;              // [C, 3C], [3C]
   Tensor attn_proj_weight, attn_proj_bias;  // [C, C], [C]
   Tensor ln2_gamma, ln2_beta;
-  Tensor fc_weight, fc_bias;          // [C, 4C], [4C]
+  Tensor fc_weight, fc_bias;              // [C, 4C], [4C]
   Tensor mlp_proj_weight, mlp_proj_bias;  // [4C, C], [C]
 };
 
@@ -72,9 +78,9 @@ class KvCache {
 };
 
 struct ForwardOptions {
-  bool all_logits = true;         // logits for every position, else only the last
-  bool capture_attention = false; // each layer's probabilities [n_head, t, kv_len]
-  bool capture_hidden = false;    // n_layer + 1 hidden states, as HF's output_hidden_states
+  bool all_logits = true;          // logits for every position, else only the last
+  bool capture_attention = false;  // each layer's probabilities [n_head, t, kv_len]
+  bool capture_hidden = false;     // n_layer + 1 hidden states, as HF's output_hidden_states
   // The probe's per-block detail for blocks [0, detail_layers), plus the final LayerNorm's output
   // when any: the names and shapes are in include/wgpt/probe.h's table.
   size_t detail_layers = 0;
@@ -128,7 +134,8 @@ class Model {
   // The weights under HF's unprefixed names, as host tensors (for saving).
   std::vector<io::TensorData> to_tensor_data() const;
   // Writes config.json and model.safetensors (or model.fzm, q4) into `model_dir`.
-  void save(const std::filesystem::path& model_dir, io::Format format = io::Format::safetensors) const;
+  void save(const std::filesystem::path& model_dir,
+            io::Format format = io::Format::safetensors) const;
 
  private:
   Model(Config config, Weights weights, std::shared_ptr<gpu::Context> context)

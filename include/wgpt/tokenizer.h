@@ -109,8 +109,21 @@ class CharTokenizer final : public Tokenizer {
   std::vector<std::pair<char32_t, uint32_t>> ids_;  // (code point, id), sorted by code point
 };
 
-// The tokenizer of a model directory: BPE from vocab.json + merges.txt when merges.txt exists,
-// else BPE from tokenizer.json when that exists, else a character vocabulary from vocab.json.
+// The files a tokenizer can come from; an empty path is a file that is not there.
+struct TokenizerFiles {
+  std::filesystem::path vocab_json, merges_txt, tokenizer_json;
+
+  // The files in `dir`: vocab.json, merges.txt, tokenizer.json — each as `STEM.vocab.json` etc.
+  // first when a stem is given (a folder of several checkpoints, each with its own sidecars).
+  static TokenizerFiles find(const std::filesystem::path& dir, const std::string& stem = "");
+  bool empty() const { return vocab_json.empty() && tokenizer_json.empty(); }
+};
+
+// The tokenizer the files make: BPE from vocab.json + merges.txt when merges.txt is there, else
+// BPE from tokenizer.json when that is there, else a character vocabulary from vocab.json.
+std::unique_ptr<Tokenizer> load_tokenizer(const TokenizerFiles& files,
+                                          TokenizerOptions options = {});
+// The tokenizer of a model directory: load_tokenizer(TokenizerFiles::find(model_dir)).
 std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& model_dir,
                                           TokenizerOptions options = {});
 

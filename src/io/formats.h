@@ -14,11 +14,15 @@ namespace wgpt::io {
 // view into `bytes`; without an owner every tensor is copied.
 TensorFile parse_safetensors(std::span<const uint8_t> bytes, std::string_view source,
                              const std::shared_ptr<const void>& owner);
+// The header alone, checked as parse_safetensors checks it.
+TensorIndex index_safetensors(std::span<const uint8_t> bytes, std::string_view source);
 void write_safetensors(ByteSink& sink, std::span<const TensorData> tensors,
                        const Metadata& metadata);
 
 // Parses an fzm image (always dequantized into new memory).
 TensorFile parse_fzm(std::span<const uint8_t> bytes, std::string_view source);
+// The records' headers alone, checked as parse_fzm checks them; the data is skipped.
+TensorIndex index_fzm(std::span<const uint8_t> bytes, std::string_view source);
 void write_fzm(ByteSink& sink, std::span<const TensorData> tensors);
 
 }  // namespace wgpt::io

@@ -13,8 +13,6 @@ namespace wgpt::io::fzm {
 inline constexpr char kMagic[4] = {'F', 'Z', 'M', '1'};
 inline constexpr uint32_t kMaxCode = 15;
 inline constexpr uint64_t kGroupRecordBytes = 8;  // scale, min
-// The smallest record: empty name, no dims, sizes, one group, no codes.
-inline constexpr uint64_t kMinRecordBytes = 2 + 1 + 4 + 4 + kGroupRecordBytes;
 
 // Groups cover consecutive row-major elements; even an empty tensor carries one.
 inline uint64_t group_count(uint64_t numel, uint64_t group_size) {

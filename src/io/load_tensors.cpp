@@ -42,4 +42,14 @@ TensorFile load_tensors(std::span<const uint8_t> bytes, std::string_view source)
   return parse_safetensors(bytes, source, nullptr);
 }
 
+TensorIndex read_index(const std::filesystem::path& path) {
+  const auto file = FileBytes::open(path);
+  return read_index(file->bytes(), path.string());
+}
+
+TensorIndex read_index(std::span<const uint8_t> bytes, std::string_view source) {
+  if (detect_format(bytes) == Format::fzm) return index_fzm(bytes, source);
+  return index_safetensors(bytes, source);
+}
+
 }  // namespace wgpt::io

@@ -178,10 +178,14 @@ TensorData decode(const Entry& entry, std::span<const uint8_t> bytes,
   throw Error("tensor '" + entry.name + "': no safetensors decoder for its dtype");
 }
 
-}  // namespace
+// The checked header: every tensor's entry (in data order) and the metadata.
+struct Header {
+  std::vector<Entry> entries;
+  Metadata metadata;
+  std::span<const uint8_t> data;
+};
 
-TensorFile parse_safetensors(std::span<const uint8_t> bytes, std::string_view source,
-                             const std::shared_ptr<const void>& owner) {
+Header parse_header(std::span<const uint8_t> bytes, std::string_view source) {
   ByteReader reader(bytes, source);
   const auto header_bytes = reader.read<uint64_t>("the header length");
   if (header_bytes > kMaxHeaderBytes) {
@@ -189,7 +193,8 @@ TensorFile parse_safetensors(std::span<const uint8_t> bytes, std::string_view so
                 " is implausible (not a safetensors file?)");
   }
   const auto header_text = reader.take(header_bytes, "the JSON header");
-  const auto data = bytes.subspan(reader.offset());
+  Header parsed;
+  parsed.data = bytes.subspan(reader.offset());
 
   json header;
   try {
@@ -198,25 +203,41 @@ TensorFile parse_safetensors(std::span<const uint8_t> bytes, std::string_view so
     reader.fail(std::string("the header is not valid JSON: ") + e.what());
   }
   if (!header.is_object()) reader.fail("the header is not a JSON object");
-
-  TensorFile file;
-  std::vector<Entry> entries;
   for (const auto& [key, value] : header.items()) {
     if (key == "__metadata__") {
-      file.metadata = parse_metadata(reader, value);
+      parsed.metadata = parse_metadata(reader, value);
     } else {
-      entries.push_back(parse_entry(reader, key, value));
+      parsed.entries.push_back(parse_entry(reader, key, value));
     }
   }
-  check_tiling(reader, entries, data.size());
+  check_tiling(reader, parsed.entries, parsed.data.size());
+  return parsed;
+}
 
-  file.tensors.reserve(entries.size());
-  for (const Entry& entry : entries) {
-    const auto tensor_bytes = data.subspan(static_cast<size_t>(entry.begin),
-                                           static_cast<size_t>(entry.end - entry.begin));
+}  // namespace
+
+TensorFile parse_safetensors(std::span<const uint8_t> bytes, std::string_view source,
+                             const std::shared_ptr<const void>& owner) {
+  const Header header = parse_header(bytes, source);
+  TensorFile file;
+  file.metadata = header.metadata;
+  file.tensors.reserve(header.entries.size());
+  for (const Entry& entry : header.entries) {
+    const auto tensor_bytes = header.data.subspan(static_cast<size_t>(entry.begin),
+                                                  static_cast<size_t>(entry.end - entry.begin));
     file.tensors.push_back(decode(entry, tensor_bytes, owner));
   }
   return file;
+}
+
+TensorIndex index_safetensors(std::span<const uint8_t> bytes, std::string_view source) {
+  Header header = parse_header(bytes, source);
+  TensorIndex index;
+  index.metadata = std::move(header.metadata);
+  for (Entry& entry : header.entries) {
+    index.tensors.push_back({std::move(entry.name), entry.dtype, std::move(entry.shape)});
+  }
+  return index;
 }
 
 }  // namespace wgpt::io

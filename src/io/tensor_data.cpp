@@ -111,4 +111,19 @@ const TensorData& TensorFile::at(std::string_view name) const {
               std::to_string(tensors.size()) + " tensors)");
 }
 
+TensorIndex TensorFile::index() const {
+  TensorIndex index{{}, metadata};
+  for (const TensorData& tensor : tensors) {
+    index.tensors.push_back({tensor.name(), tensor.dtype(), tensor.shape()});
+  }
+  return index;
+}
+
+const TensorInfo* TensorIndex::find(std::string_view name) const {
+  for (const TensorInfo& tensor : tensors) {
+    if (tensor.name == name) return &tensor;
+  }
+  return nullptr;
+}
+
 }  // namespace wgpt::io

@@ -109,25 +109,33 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 
 }  // namespace
 
-Model Model::from_tensors(const Config& config, const io::TensorFile& tensors,
-                          std::shared_ptr<gpu::Context> context) {
-  std::map<std::string, std::span<const float>> values;
+void check_checkpoint(const Config& config, const io::TensorIndex& tensors) {
   for (const auto& [name, shape] : parameter_shapes(config)) {
-    const io::TensorData* found = tensors.find("transformer." + name);
+    const io::TensorInfo* found = tensors.find("transformer." + name);
     if (!found) found = tensors.find(name);
     if (!found)
       throw Error("checkpoint has no tensor '" + name + "' (nor 'transformer." + name + "')");
-    if (found->is_integer()) throw Error("tensor '" + name + "' holds integers, not weights");
-    if (found->shape() != shape) {
+    if (io::is_integer(found->dtype))
+      throw Error("tensor '" + name + "' holds integers, not weights");
+    if (found->shape != shape) {
       auto text = [](const io::Shape& s) {
         std::string out = "[";
         for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
         return out + "]";
       };
-      throw Error("tensor '" + name + "' has shape " + text(found->shape()) +
+      throw Error("tensor '" + name + "' has shape " + text(found->shape) +
                   " but the config needs " + text(shape));
     }
-    values[name] = found->floats();
+  }
+}
+
+Model Model::from_tensors(const Config& config, const io::TensorFile& tensors,
+                          std::shared_ptr<gpu::Context> context) {
+  check_checkpoint(config, tensors.index());
+  std::map<std::string, std::span<const float>> values;
+  for (const auto& [name, shape] : parameter_shapes(config)) {
+    const io::TensorData* found = tensors.find("transformer." + name);
+    values[name] = (found ? *found : tensors.at(name)).floats();
   }
   // Assembled before the context moves into the Model: argument order is unspecified.
   Weights weights = assemble(config, values, context);

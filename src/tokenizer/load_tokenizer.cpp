@@ -17,19 +17,43 @@ std::string Tokenizer::decode(std::span<const uint32_t> ids) const {
   return text;
 }
 
+TokenizerFiles TokenizerFiles::find(const std::filesystem::path& dir, const std::string& stem) {
+  auto file = [&](const std::string& name) -> std::filesystem::path {
+    std::error_code error;
+    if (!stem.empty() && std::filesystem::is_regular_file(dir / (stem + "." + name), error)) {
+      return dir / (stem + "." + name);
+    }
+    if (std::filesystem::is_regular_file(dir / name, error)) return dir / name;
+    return {};
+  };
+  return {file("vocab.json"), file("merges.txt"), file("tokenizer.json")};
+}
+
+std::unique_ptr<Tokenizer> load_tokenizer(const TokenizerFiles& files, TokenizerOptions options) {
+  if (!files.merges_txt.empty()) {
+    if (files.vocab_json.empty()) {
+      throw Error(files.merges_txt.string() + " has no vocab.json beside it (BPE needs both)");
+    }
+    return BpeTokenizer::from_files(files.vocab_json, files.merges_txt, options);
+  }
+  if (!files.tokenizer_json.empty()) {
+    return BpeTokenizer::from_tokenizer_json(read_text_file(files.tokenizer_json), options);
+  }
+  if (!files.vocab_json.empty()) return CharTokenizer::from_file(files.vocab_json);
+  throw Error(
+      "no tokenizer: expected vocab.json + merges.txt, tokenizer.json, or a character "
+      "vocab.json");
+}
+
 std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& model_dir,
                                           TokenizerOptions options) {
-  const auto vocab = model_dir / "vocab.json";
-  if (std::filesystem::exists(model_dir / "merges.txt")) {
-    return BpeTokenizer::from_files(vocab, model_dir / "merges.txt", options);
+  const TokenizerFiles files = TokenizerFiles::find(model_dir);
+  if (files.empty() && files.merges_txt.empty()) {
+    throw Error(model_dir.string() +
+                " holds no tokenizer: expected vocab.json + merges.txt, tokenizer.json, or a "
+                "character vocab.json");
   }
-  if (std::filesystem::exists(model_dir / "tokenizer.json")) {
-    return BpeTokenizer::from_tokenizer_json(read_text_file(model_dir / "tokenizer.json"), options);
-  }
-  if (std::filesystem::exists(vocab)) return CharTokenizer::from_file(vocab);
-  throw Error(model_dir.string() +
-              " holds no tokenizer: expected vocab.json + merges.txt, tokenizer.json, or a "
-              "character vocab.json");
+  return load_tokenizer(files, options);
 }
 
 }  // namespace wgpt::tokenizer

@@ -1,6 +1,5 @@
-// Browser tests of the page `make web` builds: headless Chromium (Debian's, with a SwiftShader
-// WebGPU adapter on a CPU-only machine) driven by playwright-core, on the site folder served from a
-// tiny static server on 127.0.0.1 that this test starts and stops.
+// Browser tests of the page `make web` builds (the harness: browser_harness.mjs), on the site folder
+// served from a tiny static server on 127.0.0.1 that this test starts and stops.
 //
 //   node tests/browser/web_page_test.mjs SITE_FOLDER CHECK
 //
@@ -9,39 +8,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { startServer } from './web_server.mjs';
+import { expect, openPage, runCheck } from './browser_harness.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const [site, checkName] = process.argv.slice(2);
-const { chromium } = await import(
-  pathToFileURL(path.join(root, '.deps/npm/playwright-core/index.mjs')).href);
 
 const READY_MS = 120_000;
 const RUN_MS = 180_000;
-
-class CheckFailed extends Error {}
-function expect(condition, message) {
-  if (!condition) throw new CheckFailed(message);
-}
-
-// A page with every problem recorded.
-async function openPage(browser, url, { initScript } = {}) {
-  const page = await browser.newPage();
-  const problems = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('requestfailed', (request) =>
-    problems.push(`request failed: ${request.url()} (${request.failure()?.errorText})`));
-  page.on('response', (response) => {
-    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
-  });
-  if (initScript) await page.addInitScript(initScript);
-  await page.goto(url);
-  return { page, problems };
-}
 
 const statusState = (page) => page.locator('#status').getAttribute('data-state');
 
@@ -291,32 +263,10 @@ function writeBadModel(directory) {
   fs.writeFileSync(path.join(directory, manifest.weights), 'this is not a tensor file, not even close');
 }
 
-async function main() {
-  const check = checks[checkName];
-  if (!site || !check) {
-    console.error(`usage: web_page_test.mjs SITE_FOLDER (${Object.keys(checks).join('|')})`);
-    process.exit(2);
-  }
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wgpt-web-'));
-  writeBadModel(path.join(scratch, 'bad-model'));
-  const server = await startServer({ '/': site, '/bad-model/': path.join(scratch, 'bad-model') });
-  const browser = await chromium.launch({
-    executablePath: process.env.WGPT_CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--enable-unsafe-webgpu'],
-  });
-  let failure = null;
-  try {
-    const session = await check({ browser, url: `${server.url}/index.html` });
-    if (session.problems.length) failure = session.problems.join('\n');
-  } catch (error) {
-    failure = error instanceof CheckFailed ? error.message : error.stack;
-  } finally {
-    await browser.close();
-    await server.close();
-    fs.rmSync(scratch, { recursive: true, force: true });
-  }
-  console.log(`${checkName}: ${failure ? `FAIL\n${failure}` : 'pass'}`);
-  process.exit(failure ? 1 : 0);
-}
-
-await main();
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wgpt-web-'));
+if (site) writeBadModel(path.join(scratch, 'bad-model'));
+await runCheck({
+  site, checks, checkName, script: 'web_page_test.mjs',
+  mounts: { '/bad-model/': path.join(scratch, 'bad-model') },
+  cleanup: () => fs.rmSync(scratch, { recursive: true, force: true }),
+});

@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "index_check.h"
 #include "io_test_util.h"
 #include "test_support.h"
 #include "wgpt/io.h"
@@ -27,6 +28,7 @@ struct Outcomes {
 
 // Loads and touches every element, so a bad view or length shows up under the sanitizers.
 void load_or_error(std::span<const uint8_t> bytes, Outcomes& outcomes) {
+  EXPECT_TRUE(index_agrees(bytes)) << "the header-only index and the loader disagree";
   try {
     const auto file = load_tensors(bytes);
     for (const auto& tensor : file.tensors) {
@@ -47,6 +49,7 @@ void truncate_everywhere(const std::vector<uint8_t>& bytes) {
   for (size_t length = 0; length < bytes.size(); ++length) {
     const std::span<const uint8_t> prefix(bytes.data(), length);
     EXPECT_THROW(load_tensors(prefix), Error) << "prefix of " << length << " bytes loaded";
+    EXPECT_THROW(read_index(prefix), Error) << "prefix of " << length << " bytes indexed";
   }
 }
 

@@ -4,10 +4,12 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "index_check.h"
 #include "wgpt/io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace wgpt::io;
+  if (!index_agrees(std::span<const uint8_t>(data, size))) std::abort();
   std::vector<uint8_t> written;
   try {
     const auto file = load_safetensors(std::span<const uint8_t>(data, size));
