@@ -6,6 +6,8 @@ import { adapterName, showCost } from './cost.js';
 import { reportGate, runGate } from './gate.js';
 import { showShortlist } from './shortlist.js';
 import { TokenStrip } from './tokens.js';
+import { CouncilView } from './council.js';
+import { SurpriseView } from './surprise.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -24,6 +26,24 @@ let info = null;
 let runStats = null;
 let runs = 0;        // the first run's prefill also compiles the GPU kernels
 const tokens = new TokenStrip($('tokens'), showToken);
+// The other views (#council, #surprise), each in its own module; ?council=URL loads another council.
+const councilView = new CouncilView($('council-view'), {
+  getWgpt: () => wgpt, url: params.get('council') || 'council/',
+});
+const surpriseView = new SurpriseView($('surprise-view'));
+const VIEWS = ['generate', 'council', 'surprise'];
+
+function showView() {
+  const name = VIEWS.includes(location.hash.slice(1)) ? location.hash.slice(1) : 'generate';
+  for (const view of VIEWS) {
+    $(`${view}-view`).hidden = view !== name;
+    if (view === name) $(`tab-${view}`).setAttribute('aria-current', 'page');
+    else $(`tab-${view}`).removeAttribute('aria-current');
+  }
+  // Each view loads or scores only once opened, so it never holds the device while another runs.
+  if (name === 'council' && info?.model) councilView.show();
+  if (name === 'surprise' && info?.model) surpriseView.show(wgpt);
+}
 
 function setStatus(text, state) {
   const status = $('status');
@@ -136,7 +156,8 @@ function bindControls() {
     setStatus('Stopping after the step in flight…', 'running');
   });
   document.addEventListener('keydown', (event) => {
-    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !controls.run.disabled) {
+    const generating = !$('generate-view').hidden;
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !controls.run.disabled && generating) {
       event.preventDefault();
       run();
     } else if (event.key === 'Escape' && !controls.stop.disabled) {
@@ -147,6 +168,8 @@ function bindControls() {
 
 async function start() {
   bindControls();
+  window.addEventListener('hashchange', showView);
+  showView();
   heatMap.clear('Run the model to see where it looks.');
   if (!hasWebGPU()) {
     const message = 'This browser has no WebGPU, which wgpt needs to run the model on your GPU. ' +
@@ -182,6 +205,7 @@ async function start() {
     if (!controls.prompt.value) controls.prompt.value = files.manifest.gate?.prompt || 'The ';
     setStatus(`Ready: ${files.name} on ${adapterName(info.adapter)}.`, 'ready');
     controls.run.disabled = false;
+    showView();
     if (params.has('gate')) {
       setStatus('Running the gate…', 'running');
       const pass = await runGate(wgpt, files.manifest, modelUrl, $('gate'));

@@ -110,4 +110,28 @@ val surprisal_to_js(const tokenizer::Tokenizer& tokenizer, const model::Surprisa
   return result;
 }
 
+val council_step_to_js(const tokenizer::Tokenizer& tokenizer, const council::Council& council,
+                       size_t index, const council::Step& step) {
+  val experts = val::array();
+  for (size_t i = 0; i < step.experts.size(); ++i) {
+    const council::ExpertStep& expert = step.experts[i];
+    val entry = val::object();
+    entry.set("name", council.experts()[i].name);
+    entry.set("weight", expert.weight);
+    entry.set("entropy", expert.entropy);
+    entry.set("top", candidates_to_js(tokenizer, expert.top));
+    entry.set("hidden", floats_to_js(expert.hidden));
+    experts.call<void>("push", entry);
+  }
+  val result = val::object();
+  result.set("step", index);
+  result.set("chosen", token_to_js(tokenizer, step.chosen));
+  result.set("consensus", step.consensus);
+  result.set("leader", step.leader);
+  result.set("top", candidates_to_js(tokenizer, step.top));
+  result.set("hidden", floats_to_js(step.hidden));
+  result.set("experts", experts);
+  return result;
+}
+
 }  // namespace wgpt::web

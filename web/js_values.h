@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "wgpt/council.h"
 #include "wgpt/generate.h"
 #include "wgpt/probe.h"
 #include "wgpt/tokenizer.h"
@@ -30,5 +31,10 @@ val trace_to_js(const tokenizer::Tokenizer& tokenizer, size_t n_layer, size_t st
 val result_to_js(const generate::GenerateResult& result);
 // {tokens: [{id, text, bits, alternatives: [{id, text, p}]}], meanBits, perplexity}
 val surprisal_to_js(const tokenizer::Tokenizer& tokenizer, const model::Surprisal& surprisal);
+
+// {step, chosen: {id, text}, consensus, leader, top: [{id, text, p}], hidden: Float32Array,
+//  experts: [{name, weight, entropy, top: [{id, text, p}], hidden: Float32Array}]}
+val council_step_to_js(const tokenizer::Tokenizer& tokenizer, const council::Council& council,
+                       size_t index, const council::Step& step);
 
 }  // namespace wgpt::web

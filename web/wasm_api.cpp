@@ -9,6 +9,7 @@
 #include <string>
 
 #include "js_values.h"
+#include "session.h"
 #include "wgpt/generate.h"
 #include "wgpt/io.h"
 #include "wgpt/model.h"
@@ -17,54 +18,6 @@
 
 namespace wgpt::web {
 namespace {
-
-struct Session {
-  std::shared_ptr<gpu::Context> context;
-  std::unique_ptr<model::Model> model;
-  std::unique_ptr<tokenizer::Tokenizer> tokenizer;
-  size_t weight_bytes = 0;
-  std::string format;
-  // One run at a time: the model and tokenizer must outlive it, and the page has one output.
-  bool busy = false;
-  bool stop_requested = false;
-};
-
-Session& session() {
-  static Session instance;
-  return instance;
-}
-
-// done(error, value): every asynchronous call reports this way.
-template <class T, class ToJs>
-void settle(val& done, Result<T>& result, ToJs to_js) {
-  if (result.ok()) {
-    done(val::null(), to_js(result.value()));
-  } else {
-    done(std::string(result.error().what()));
-  }
-}
-
-void check_ready(bool for_a_run) {
-  if (!session().context) throw Error("the GPU device is not ready: call init() first");
-  if (for_a_run && !session().model) throw Error("no model is loaded: call loadModel() first");
-  if (session().busy) throw Error("a run is in progress: stop it or wait for it to finish");
-}
-
-// Marks the session busy for one asynchronous run, and frees it if the run never started.
-class RunGuard {
- public:
-  RunGuard() { session().busy = true; }
-  ~RunGuard() {
-    if (!started_) session().busy = false;
-  }
-  RunGuard(const RunGuard&) = delete;
-  RunGuard& operator=(const RunGuard&) = delete;
-  // From here the run's completion frees the session.
-  void started() { started_ = true; }
-
- private:
-  bool started_ = false;
-};
 
 val info() {
   const Session& s = session();
@@ -102,31 +55,14 @@ void init(val done) {
   });
 }
 
-std::unique_ptr<tokenizer::Tokenizer> make_tokenizer(const model::Config& config,
-                                                     const std::string& vocab_json,
-                                                     const std::string& merges_txt) {
-  if (vocab_json.empty()) throw Error("the model has no vocab.json");
-  if (!merges_txt.empty()) {
-    return tokenizer::BpeTokenizer::from_vocab_and_merges(vocab_json, merges_txt);
-  }
-  if (config.tokenizer == "gpt2-bpe") throw Error("a GPT-2 BPE model needs merges.txt");
-  return tokenizer::CharTokenizer::from_json(vocab_json);
-}
-
 // weights: a Uint8Array of model.safetensors or model.fzm (told apart by content).
 val load_model(val weights, std::string config_json, std::string vocab_json,
                std::string merges_txt) {
   try {
     check_ready(false);
-    std::vector<uint8_t> bytes(weights["length"].as<size_t>());
-    val(emscripten::typed_memory_view(bytes.size(), bytes.data())).call<void>("set", weights);
+    const std::vector<uint8_t> bytes = bytes_of(weights);
     const model::Config config = model::Config::from_json(config_json);
     auto tokenizer = make_tokenizer(config, vocab_json, merges_txt);
-    // A model's embedding table may be padded past its tokenizer (nanoGPT pads to 50304).
-    if (tokenizer->vocab_size() > config.vocab_size) {
-      throw Error("the tokenizer has " + std::to_string(tokenizer->vocab_size()) +
-                  " tokens but config.json says vocab_size " + std::to_string(config.vocab_size));
-    }
     const io::Format format = io::detect_format(bytes);
     const io::TensorFile tensors = io::load_tensors(bytes, "the model file");
     auto model = std::make_unique<model::Model>(
@@ -149,21 +85,6 @@ val tokenize(std::string text) {
   } catch (const std::exception& error) {
     return error_value(error.what());
   }
-}
-
-generate::GenerateOptions generate_options(const val& options) {
-  auto number = [&](const char* name, double fallback) {
-    const val value = options[name];
-    return value.isUndefined() || value.isNull() ? fallback : value.as<double>();
-  };
-  generate::GenerateOptions result;
-  result.max_new_tokens = static_cast<size_t>(number("maxTokens", 64));
-  result.sampling.greedy = options["greedy"].as<bool>();
-  result.sampling.temperature = static_cast<float>(number("temperature", 1.0));
-  result.sampling.top_k = static_cast<size_t>(number("topK", 0));
-  result.sampling.top_p = static_cast<float>(number("topP", 1.0));
-  result.sampling.seed = static_cast<uint64_t>(number("seed", 0));
-  return result;
 }
 
 // options: {maxTokens, temperature, topK, topP, seed, greedy, topN}; on_text(text) per piece;

@@ -16,7 +16,7 @@ set(WGPT_WEB_GATE_PROMPT "The" CACHE STRING "The prompt the page's ?gate mode de
 set(WGPT_WEB_GATE_TOKENS 24 CACHE STRING "How many tokens the gate compares")
 set(WGPT_WEB_SITE "${CMAKE_CURRENT_BINARY_DIR}/site")
 
-add_executable(wgpt_wasm web/wasm_api.cpp web/js_values.cpp)
+add_executable(wgpt_wasm web/wasm_api.cpp web/council_api.cpp web/session.cpp web/js_values.cpp)
 target_link_libraries(wgpt_wasm PRIVATE wgpt_core)
 target_link_options(wgpt_wasm PRIVATE
   -lembind -fexceptions --no-entry
@@ -61,15 +61,34 @@ foreach(source ${WGPT_WEB_PAGE})
                      DEPENDS "${source}" VERBATIM)
   list(APPEND WGPT_WEB_OUTPUTS "${WGPT_WEB_SITE}/${name}")
 endforeach()
-foreach(source ${WGPT_WEB_MODEL_FILES})
-  get_filename_component(name "${source}" NAME)
-  # Removed first: model files are often read-only, and a copy keeps that.
-  add_custom_command(OUTPUT "${WGPT_WEB_SITE}/model/${name}"
-                     COMMAND ${CMAKE_COMMAND} -E rm -f "${WGPT_WEB_SITE}/model/${name}"
-                     COMMAND ${CMAKE_COMMAND} -E copy "${source}" "${WGPT_WEB_SITE}/model/${name}"
-                     DEPENDS "${source}" VERBATIM)
-  list(APPEND WGPT_WEB_OUTPUTS "${WGPT_WEB_SITE}/model/${name}")
-endforeach()
+# Copies `files` into the site's `folder`, adding them to WGPT_WEB_OUTPUTS.
+function(wgpt_web_copy folder)
+  foreach(source ${ARGN})
+    get_filename_component(name "${source}" NAME)
+    # Removed first: model files are often read-only, and a copy keeps that.
+    add_custom_command(OUTPUT "${WGPT_WEB_SITE}/${folder}/${name}"
+                       COMMAND ${CMAKE_COMMAND} -E rm -f "${WGPT_WEB_SITE}/${folder}/${name}"
+                       COMMAND ${CMAKE_COMMAND} -E copy "${source}" "${WGPT_WEB_SITE}/${folder}/${name}"
+                       DEPENDS "${source}" VERBATIM)
+    list(APPEND WGPT_WEB_OUTPUTS "${WGPT_WEB_SITE}/${folder}/${name}")
+  endforeach()
+  set(WGPT_WEB_OUTPUTS "${WGPT_WEB_OUTPUTS}" PARENT_SCOPE)
+endfunction()
+wgpt_web_copy(model ${WGPT_WEB_MODEL_FILES})
+
+# The council view's experts under council/ (a manifest.json naming them, config.json, vocab.json):
+# Forge's four belong to another project, so they come from ../shared beside the checkout, never
+# from this repository; without them the view says so.
+set(WGPT_WEB_COUNCIL "${CMAKE_CURRENT_SOURCE_DIR}/../shared/fixtures/forge-council" CACHE PATH
+    "The council folder the page ships (empty or absent: none)")
+if(EXISTS "${WGPT_WEB_COUNCIL}/manifest.json")
+  file(GLOB WGPT_WEB_COUNCIL_FILES CONFIGURE_DEPENDS "${WGPT_WEB_COUNCIL}/*.json"
+       "${WGPT_WEB_COUNCIL}/*.txt" "${WGPT_WEB_COUNCIL}/*.fzm" "${WGPT_WEB_COUNCIL}/*.safetensors")
+  list(FILTER WGPT_WEB_COUNCIL_FILES EXCLUDE REGEX "\\.golden\\.")  # test data, not weights
+  wgpt_web_copy(council ${WGPT_WEB_COUNCIL_FILES})
+else()
+  message(STATUS "No council at ${WGPT_WEB_COUNCIL}: the page's council view will say so")
+endif()
 if(WGPT_NATIVE_TOOL)
   add_custom_command(
     OUTPUT "${WGPT_WEB_SITE}/model/gate_expected.json"
@@ -90,6 +109,13 @@ set(WGPT_WEB_CHECKS page_loads run_streams_and_traces api_promises gate_passes s
 foreach(check ${WGPT_WEB_CHECKS})
   add_test(NAME browser.${check}
            COMMAND node "${CMAKE_CURRENT_SOURCE_DIR}/tests/browser/web_page_test.mjs"
+                   "${WGPT_WEB_SITE}" ${check})
+  set_tests_properties(browser.${check} PROPERTIES TIMEOUT 240 LABELS browser)
+endforeach()
+# The council and surprise views (tests/browser/tool_views_test.mjs), screenshots in screenshots/.
+foreach(check council_view surprise_view surprise_long_text)
+  add_test(NAME browser.${check}
+           COMMAND node "${CMAKE_CURRENT_SOURCE_DIR}/tests/browser/tool_views_test.mjs"
                    "${WGPT_WEB_SITE}" ${check})
   set_tests_properties(browser.${check} PROPERTIES TIMEOUT 240 LABELS browser)
 endforeach()

@@ -64,6 +64,34 @@ export async function fetchModel(baseUrl, { onProgress } = {}) {
   return { name: manifest.name, manifest, config, vocab, merges, weights };
 }
 
+// Fetches a council folder (Forge's layout: manifest.json listing the experts' files and labels,
+// with config.json, vocab.json and, for BPE, merges.txt beside it). onProgress(received, total)
+// follows the experts' downloads together.
+export async function fetchCouncil(baseUrl, { onProgress } = {}) {
+  const base = new URL(baseUrl, document.baseURI);
+  const manifest = JSON.parse(await fetchText(new URL('manifest.json', base)));
+  if (!Array.isArray(manifest.experts) || manifest.experts.length === 0) {
+    throw new Error(`${base}manifest.json lists no experts`);
+  }
+  const received = new Array(manifest.experts.length).fill(0);
+  const totals = new Array(manifest.experts.length).fill(0);
+  const report = () => onProgress?.(received.reduce((a, b) => a + b, 0),
+                                    totals.reduce((a, b) => a + b, 0));
+  const [config, vocab, merges, ...weights] = await Promise.all([
+    fetchText(new URL('config.json', base)),
+    fetchText(new URL('vocab.json', base)),
+    manifest.merges ? fetchText(new URL(manifest.merges, base)) : '',
+    ...manifest.experts.map((expert, i) => fetchBytes(new URL(expert.file, base), (got, total) => {
+      received[i] = got;
+      totals[i] = total;
+      report();
+    })),
+  ]);
+  const experts = manifest.experts.map((expert, i) =>
+    ({ name: expert.label || expert.file, weights: weights[i] }));
+  return { manifest, config, vocab, merges, experts };
+}
+
 class Wgpt {
   #module;
 
@@ -112,9 +140,36 @@ class Wgpt {
   }
 
   // How surprising each token of `text` is: {tokens: [{id, text, bits, alternatives: [{id, text,
-  // p}]}], meanBits, perplexity}; the first token has no prediction (bits null).
+  // p}]}], meanBits, perplexity}; the first token has no prediction (bits null). A text longer
+  // than the model's context is scored in windows half a context apart (as `wgpt score`).
   score(text, k = 5) {
     return settle((done) => this.#module.score(text, k, done));
+  }
+
+  // Loads a council — experts that share one token table, merged in hidden space — beside the
+  // model: {experts: [{name, weights}], config, vocab, merges} (as fetchCouncil gives). Resolves
+  // to {experts: [names], nEmbd, nCtx, vocabSize, beta, tokenizer}.
+  async loadCouncil({ experts, config, vocab, merges = '' }) {
+    const text = (value) => (typeof value === 'string' ? value : JSON.stringify(value));
+    const blobs = experts.map((e) => (e.weights instanceof Uint8Array ? e.weights : new Uint8Array(e.weights)));
+    return unwrap(this.#module.loadCouncil(blobs, experts.map((e) => e.name), text(config),
+                                           text(vocab), merges));
+  }
+
+  // The router's β (≥ 0): 0 weighs the experts alike, larger follows the surest. Takes effect at
+  // the next step, also during a run.
+  setCouncilBeta(beta) {
+    return unwrap(this.#module.setCouncilBeta(beta));
+  }
+
+  // Streams the council's merged text to onText(piece) and each step to onStep({step, chosen:
+  // {id, text}, consensus, leader, top: [{id, text, p}], hidden, experts: [{name, weight, entropy,
+  // top, hidden}]}). options: generate()'s plus beta and topN (tokens listed per expert, 6).
+  // Resolves as generate() does.
+  council(prompt, options = {}, onText = () => {}, onStep = () => {}) {
+    const { signal, ...settings } = options;
+    return this.#abortable(signal, (done) => this.#module.council(
+      prompt, { greedy: false, topN: 6, ...settings }, onText, onStep, done));
   }
 
   // Stops the current run after its step in flight; its promise resolves with stop 'stopped by caller'.
@@ -122,14 +177,19 @@ class Wgpt {
     this.#module.stop();
   }
 
-  async #run(prompt, options, onText, onTrace) {
+  #run(prompt, options, onText, onTrace) {
     const { signal, ...settings } = options;
+    return this.#abortable(signal, (done) =>
+      this.#module.generate(prompt, { greedy: false, ...settings }, onText, onTrace, done));
+  }
+
+  // A run started by start(done), stopped after its step in flight when `signal` aborts.
+  async #abortable(signal, start) {
     if (signal?.aborted) throw new Error('the run was aborted before it started');
     const abort = () => this.stop();
     signal?.addEventListener('abort', abort);
     try {
-      return await settle((done) =>
-        this.#module.generate(prompt, { greedy: false, ...settings }, onText, onTrace, done));
+      return await settle(start);
     } finally {
       signal?.removeEventListener('abort', abort);
     }

@@ -1,0 +1,73 @@
+#pragma once
+// What the browser API's entry points share (web/wasm_api.cpp for the model, web/council_api.cpp
+// for the council): the one WebGPU device, what is loaded on it, the one-run-at-a-time rule, and
+// how results and errors reach JavaScript.
+
+#include <emscripten/val.h>
+
+#include <memory>
+#include <string>
+
+#include "wgpt/council.h"
+#include "wgpt/generate.h"
+#include "wgpt/model.h"
+#include "wgpt/tokenizer.h"
+
+namespace wgpt::web {
+
+using emscripten::val;
+
+struct Session {
+  std::shared_ptr<gpu::Context> context;
+  std::unique_ptr<model::Model> model;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer;
+  size_t weight_bytes = 0;
+  std::string format;
+  std::unique_ptr<council::Council> council;
+  std::unique_ptr<tokenizer::Tokenizer> council_tokenizer;
+  // One run at a time: what runs must outlive it, and the device has one queue.
+  bool busy = false;
+  bool stop_requested = false;
+};
+
+Session& session();
+
+// done(error, value): every asynchronous call reports this way.
+template <class T, class ToJs>
+void settle(val& done, Result<T>& result, ToJs to_js) {
+  if (result.ok()) {
+    done(val::null(), to_js(result.value()));
+  } else {
+    done(std::string(result.error().what()));
+  }
+}
+
+// Throws unless the device is ready, nothing runs, and (for a run) what it needs is loaded.
+void check_ready(bool needs_model);
+
+// Marks the session busy for one asynchronous run, and frees it if the run never started.
+class RunGuard {
+ public:
+  RunGuard() { session().busy = true; }
+  ~RunGuard() {
+    if (!started_) session().busy = false;
+  }
+  RunGuard(const RunGuard&) = delete;
+  RunGuard& operator=(const RunGuard&) = delete;
+  // From here the run's completion frees the session.
+  void started() { started_ = true; }
+
+ private:
+  bool started_ = false;
+};
+
+// {maxTokens, temperature, topK, topP, seed, greedy} as the library's options.
+generate::GenerateOptions generate_options(const val& options);
+// A tokenizer from the text of vocab.json (and merges.txt for BPE), checked against the config.
+std::unique_ptr<tokenizer::Tokenizer> make_tokenizer(const model::Config& config,
+                                                     const std::string& vocab_json,
+                                                     const std::string& merges_txt);
+// The bytes of a Uint8Array, copied into the wasm heap.
+std::vector<uint8_t> bytes_of(const val& array);
+
+}  // namespace wgpt::web
