@@ -48,13 +48,19 @@ void CouncilReport::print_table(size_t accepted) const {
   for (size_t i = 0; i < council_.size(); ++i) {
     std::printf("%sw%zu = %s", i ? ", " : "", i, council_.experts()[i].name.c_str());
   }
-  std::printf("\n%5s  %-8s  %-24s", "step", "token", "led by");
+  // The leader column fits the longest name, up to 28 characters.
+  int name_width = 6;
+  for (const council::Expert& expert : council_.experts()) {
+    name_width = std::max(name_width, static_cast<int>(std::min<size_t>(expert.name.size(), 28)));
+  }
+  std::printf("\n%5s  %-8s  %-*s", "step", "token", name_width, "led by");
   for (size_t i = 0; i < council_.size(); ++i) std::printf("  %4s%zu", "w", i);
   std::printf("  %-9s  %s\n", "consensus", "each expert's own choice");
   for (size_t index = 0; index < std::min(accepted, rows_.size()); ++index) {
     const Row& row = rows_[index];
-    std::string leader = council_.experts()[row.leader].name.substr(0, 24);
-    std::printf("%5zu  %s  %-24s", index, shown(tokenizer_, row.chosen, 8).c_str(), leader.c_str());
+    const std::string leader = council_.experts()[row.leader].name.substr(0, 28);
+    std::printf("%5zu  %s  %-*s", index, shown(tokenizer_, row.chosen, 8).c_str(), name_width,
+                leader.c_str());
     for (float weight : row.weights) std::printf("  %5.3f", weight);
     const auto agreeing = static_cast<size_t>(row.consensus * row.picks.size() + 0.5f);
     std::printf("  %4zu/%-4zu ", agreeing, row.picks.size());
