@@ -126,7 +126,10 @@ export class CouncilView {
       this.#$('council-start').disabled = false;
       this.#status(`Ready: ${this.#info.experts.length} experts of width ${this.#info.nEmbd}.`, 'ready');
     } catch (error) {
-      this.#status(`Could not load the council from ${this.#url}: ${error.message}`, 'error');
+      const missing = error.message.includes('HTTP 404');
+      this.#status(missing ? `This page has no council at ${this.#url} (it is built in when ` +
+                             'the council folder is there: see web/README.md).'
+                           : `Could not load the council from ${this.#url}: ${error.message}`, 'error');
     } finally {
       progress.hidden = true;
     }

@@ -303,6 +303,7 @@ export class SurpriseView {
     }
     const { scored, ms } = outcome;
     this.#main.draw(scored.tokens);
+    this.#selectedTokens = null;
     this.#$('surprise-selection').hidden = true;
     this.#$('surprise-replay').disabled = false;
     const characters = [...text].length;

@@ -57,9 +57,10 @@ struct Step {
 class Council {
  public:
   // Throws wgpt::Error naming the expert when the experts cannot be merged: fewer than one, on
-  // different devices, different widths (n_embd) or vocabularies, or token tables that are not
-  // bit-identical (hidden states of different tables do not share a basis). Depths and head
-  // counts may differ; the council's context is the smallest expert's.
+  // different devices, different widths (n_embd) or vocabularies, or token tables that differ
+  // (hidden states of different tables do not share a basis; compared by the digest of their
+  // values, model::Weights::token_table_digest). Depths and head counts may differ; the council's
+  // context is the smallest expert's.
   explicit Council(std::vector<Expert> experts, float beta = kDefaultBeta);
 
   size_t size() const { return experts_.size(); }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -140,6 +141,16 @@ class Generation {
   size_t steps_ = 0;
   std::chrono::steady_clock::time_point start_;
 };
+
+// A generation loop whose steps complete asynchronously (generate_traced_async, the council's):
+// while `run` is running, `start_step(step_done)` starts the step for run.next_ids(); the step
+// hands its token to `run`, then calls step_done(std::nullopt), or step_done(error) when it failed.
+// `done` receives run.finish() or the first error (an exception start_step throws included). A
+// step that completes before start_step returns (the CPU) continues the loop rather than recursing,
+// so a long run needs no deep stack. Whatever start_step captures keeps `run` alive.
+using StepDone = std::function<void(std::optional<Error>)>;
+void run_steps_async(Generation& run, std::function<void(StepDone)> start_step,
+                     std::function<void(Result<GenerateResult>)> done);
 
 // ---- generation with the probe ------------------------------------------------------------------
 

@@ -62,6 +62,10 @@ struct Weights {
   Tensor position_embedding;  // [n_ctx, C]
   std::vector<LayerWeights> layers;
   Tensor final_gamma, final_beta;
+  // A 64-bit digest of the token table's values as they were loaded (training them in place does
+  // not update it): models whose digests agree share one table, without reading GPU memory back
+  // (which the browser cannot do synchronously).
+  uint64_t token_table_digest = 0;
 };
 
 // Keys and values of every layer for positions [0, length), each [n_head, n_ctx, head_dim].

@@ -1,5 +1,6 @@
 // The council's generation loop: generate()'s bookkeeping (generate::Generation) with a council
-// step in place of a model's, blocking or as a chain of asynchronous readbacks.
+// step in place of a model's, blocking or as a chain of asynchronous readbacks
+// (generate::run_steps_async).
 #include <memory>
 
 #include "wgpt/council.h"
@@ -19,47 +20,19 @@ struct AsyncRun {
   Council& council;
   size_t top_n;
   StepCallback on_step;
-  std::function<void(Result<generate::GenerateResult>)> done;
-  // While advance() loops, a step that completes before step_async returns (the CPU) only marks
-  // itself done, so the loop goes on instead of recursing once per token.
-  bool advancing = false;
-  bool step_completed = false;
 };
 
-void advance(const std::shared_ptr<AsyncRun>& state);
-
-void on_step(const std::shared_ptr<AsyncRun>& state, Result<Step> step) {
-  try {
-    take_step(state->run, step.value(), state->on_step);
-  } catch (const std::exception& error) {
-    state->done(Error(error.what()));
-    return;
-  }
-  if (state->advancing) {
-    state->step_completed = true;
-  } else {
-    advance(state);
-  }
-}
-
-void advance(const std::shared_ptr<AsyncRun>& state) {
-  try {
-    state->advancing = true;
-    while (state->run.running()) {
-      state->step_completed = false;
-      generate::Generation& run = state->run;
-      state->council.step_async(run.next_ids(), run.sampler(), state->top_n,
-                                [state](Result<Step> step) { on_step(state, std::move(step)); });
-      if (!state->step_completed) {  // waiting for the GPU, or failed
-        state->advancing = false;
-        return;
-      }
-    }
-    state->advancing = false;
-    state->done(state->run.finish());
-  } catch (const std::exception& error) {
-    state->done(Error(error.what()));
-  }
+void run_next_step(const std::shared_ptr<AsyncRun>& state, generate::StepDone step_done) {
+  generate::Generation& run = state->run;
+  state->council.step_async(run.next_ids(), run.sampler(), state->top_n,
+                            [state, step_done](Result<Step> step) {
+                              try {
+                                take_step(state->run, step.value(), state->on_step);
+                              } catch (const std::exception& error) {
+                                return step_done(Error(error.what()));
+                              }
+                              step_done(std::nullopt);
+                            });
 }
 
 }  // namespace
@@ -85,12 +58,15 @@ void generate_async(Council& council, const tokenizer::Tokenizer& tokenizer,
     state = std::make_shared<AsyncRun>(
         AsyncRun{generate::Generation(council.config(), tokenizer, prompt_ids, options.generate,
                                       std::move(on_text)),
-                 council, options.top_n, std::move(on_step), done});
+                 council, options.top_n, std::move(on_step)});
     council.reset();
   } catch (const Error& error) {
     return done(error);
   }
-  advance(state);
+  generate::run_steps_async(
+      state->run,
+      [state](generate::StepDone step_done) { run_next_step(state, std::move(step_done)); },
+      std::move(done));
 }
 
 }  // namespace wgpt::council

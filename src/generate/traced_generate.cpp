@@ -34,55 +34,23 @@ struct AsyncRun {
   const model::Model& model;
   model::ProbeOptions probe;
   TraceCallback on_trace;
-  std::function<void(Result<GenerateResult>)> done;
   std::unique_ptr<model::Decoder> decoder;  // for the decode steps, where supported
-  // While advance() loops, a step that completes before its trace call returns (the CPU) only
-  // marks itself done, so the loop goes on instead of recursing once per token.
-  bool advancing = false;
-  bool step_completed = false;
 };
 
-void advance(const std::shared_ptr<AsyncRun>& state);
-
-void on_step(const std::shared_ptr<AsyncRun>& state, Result<model::StepTrace> trace) {
-  try {
-    take_step(state->run, trace.value(), state->on_trace);
-  } catch (const std::exception& error) {
-    state->done(Error(error.what()));
-    return;
-  }
-  if (state->advancing) {
-    state->step_completed = true;
-  } else {
-    advance(state);
-  }
-}
-
-void trace_next_step(const std::shared_ptr<AsyncRun>& state) {
-  auto then = [state](Result<model::StepTrace> trace) { on_step(state, std::move(trace)); };
+void trace_next_step(const std::shared_ptr<AsyncRun>& state, StepDone step_done) {
+  auto then = [state, step_done](Result<model::StepTrace> trace) {
+    try {
+      take_step(state->run, trace.value(), state->on_trace);
+    } catch (const std::exception& error) {
+      return step_done(Error(error.what()));
+    }
+    step_done(std::nullopt);
+  };
   Generation& run = state->run;
   if (run.steps() > 0 && state->decoder) {  // decode steps; the prefill takes the general pass
     state->decoder->step_traced_async(run.next_ids()[0], state->probe.top_n, then);
   } else {
     model::trace_step_async(state->model, run.next_ids(), run.cache(), state->probe, then);
-  }
-}
-
-void advance(const std::shared_ptr<AsyncRun>& state) {
-  try {
-    state->advancing = true;
-    while (state->run.running()) {
-      state->step_completed = false;
-      trace_next_step(state);
-      if (!state->step_completed) {  // waiting for the GPU, or failed
-        state->advancing = false;
-        return;
-      }
-    }
-    state->advancing = false;
-    state->done(state->run.finish());
-  } catch (const std::exception& error) {
-    state->done(Error(error.what()));
   }
 }
 
@@ -129,14 +97,16 @@ void generate_traced_async(const model::Model& model, const tokenizer::Tokenizer
   try {
     state = std::make_shared<AsyncRun>(
         AsyncRun{Generation(model, tokenizer, prompt_ids, options, std::move(on_text)), model,
-                 probe, std::move(on_trace), done, nullptr});
+                 probe, std::move(on_trace), nullptr});
     if (options.max_new_tokens > 1 && decodes_on_device(model, probe)) {
       state->decoder = std::make_unique<model::Decoder>(model, state->run.cache());
     }
   } catch (const Error& error) {
     return done(error);
   }
-  advance(state);
+  run_steps_async(
+      state->run, [state](StepDone step_done) { trace_next_step(state, std::move(step_done)); },
+      std::move(done));
 }
 
 }  // namespace wgpt::generate

@@ -1,6 +1,7 @@
 // Building a Model's weights: from checkpoint tensors, from a seed, and back to named host tensors.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include "model/weight_names.h"
@@ -39,6 +40,18 @@ std::vector<Tensor> place_token_table(std::span<const float> values, const Confi
   return blocks;
 }
 
+// FNV-1a over the values' bits, a 32-bit word at a time, folded so every bit reaches the top.
+uint64_t digest(std::span<const float> values) {
+  uint64_t hash = 0xcbf29ce484222325ULL ^ values.size();
+  for (float value : values) {
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    hash = (hash ^ bits) * 0x100000001b3ULL;
+    hash ^= hash >> 29;
+  }
+  return hash;
+}
+
 Weights assemble(const Config& config, const std::map<std::string, std::span<const float>>& values,
                  const std::shared_ptr<gpu::Context>& context) {
   std::map<std::string, io::Shape> shapes;
@@ -48,6 +61,7 @@ Weights assemble(const Config& config, const std::map<std::string, std::span<con
   };
   Weights weights;
   weights.token_embedding = place_token_table(values.at("wte.weight"), config, context);
+  weights.token_table_digest = digest(values.at("wte.weight"));
   weights.position_embedding = get("wpe.weight");
   for (size_t layer = 0; layer < config.n_layer; ++layer) {
     const std::string p = "h." + std::to_string(layer) + ".";

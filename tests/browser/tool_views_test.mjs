@@ -12,10 +12,11 @@ const [site, checkName] = process.argv.slice(2);
 const READY_MS = 120_000;
 const RUN_MS = 180_000;
 
-async function screenshot(page, name) {
+// The view as it looks now, in the build folder's screenshots/.
+async function screenshot(page, view, name) {
   const folder = path.join(site, '..', 'screenshots');
   fs.mkdirSync(folder, { recursive: true });
-  await page.screenshot({ path: path.join(folder, `${name}.png`), fullPage: true });
+  await page.locator(`#${view}-view`).screenshot({ path: path.join(folder, `${name}.png`) });
 }
 
 // Opens a view of the page once the page's model is loaded.
@@ -82,7 +83,7 @@ const checks = {
     await page.hover('#council-out .council-token >> nth=3');
     expect((await page.locator('#council-caption').textContent()).startsWith('Character 4:'),
            `pointing at the 4th character: ${await page.locator('#council-caption').textContent()}`);
-    await screenshot(page, 'council');
+    await screenshot(page, 'council', 'council');
 
     // β re-read at every character, and Stop.
     await page.fill('#council-length', '200');
@@ -121,7 +122,7 @@ const checks = {
     expect(await page.locator('#surprise-bars li').count() === 8, 'no 8 alternatives for a token');
     expect(/cost [0-9.]+ bits/.test(await page.locator('#surprise-caption').textContent()),
            'the token under the pointer does not say its bits');
-    await screenshot(page, 'surprise');
+    await screenshot(page, 'surprise', 'surprise');
 
     // Select tokens 10 to 60: scored on their own, compared with the passage.
     await page.evaluate(() => {
@@ -137,7 +138,7 @@ const checks = {
     const note = await page.locator('#surprise-selection-note').textContent();
     expect(/On its own: [0-9.]+ bits per character; inside the text: [0-9.]+/.test(note), `odd note: ${note}`);
     expect(await page.locator('#surprise-selection-text .tok').count() === 51, 'the selection is not 51 tokens');
-    await screenshot(page, 'surprise-selection');
+    await screenshot(page, 'surprise', 'surprise-selection');
 
     // Typing: rescored after a pause, once.
     await page.fill('#surprise-input', 'The cat sat on the mat.');
@@ -180,7 +181,7 @@ const checks = {
     expect(stats.startsWith('2000 characters'), `odd statistics: ${stats}`);
     expect(stall < 400, `the page stalled for ${Math.round(stall)} ms`);
     console.log(`longest main-thread stall while scoring and drawing 2,000 characters: ${Math.round(stall)} ms`);
-    await screenshot(page, 'surprise-long');
+    await screenshot(page, 'surprise', 'surprise-long');
     return session;
   },
 };
