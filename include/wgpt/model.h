@@ -36,6 +36,15 @@ struct Config {
   size_t parameter_count() const;
 };
 
+// A parameter's HF name (unprefixed, as on the hub) and its shape.
+struct NamedShape {
+  std::string name;
+  io::Shape shape;
+};
+
+// Every parameter of a model with this config, in HF's order: wte, wpe, h.0.* … h.{L-1}.*, ln_f.*.
+std::vector<NamedShape> parameter_shapes(const Config& config);
+
 // Checks that a checkpoint holding `tensors` has every parameter `config` needs, as floats of the
 // shape it needs (with or without the `transformer.` prefix): the checks Model::from_tensors makes
 // before loading, from a file's index alone (io::read_index), so a scan can tell whether a

@@ -109,6 +109,10 @@ class CharTokenizer final : public Tokenizer {
   std::vector<std::pair<char32_t, uint32_t>> ids_;  // (code point, id), sorted by code point
 };
 
+// A character vocabulary (vocab.json: character → id) of every character in `text`, ids in code
+// point order: what CharTokenizer::from_json reads. Throws on invalid UTF-8.
+std::string char_vocabulary_json(std::string_view text);
+
 // The files a tokenizer can come from; an empty path is a file that is not there.
 struct TokenizerFiles {
   std::filesystem::path vocab_json, merges_txt, tokenizer_json;
