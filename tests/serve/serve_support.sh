@@ -8,6 +8,7 @@ openai_package=$root/.deps/npm/openai
 servers=()
 stop_servers() {
   for pid in "${servers[@]}"; do kill -9 "$pid" 2>/dev/null; done
+  wait 2>/dev/null
   rm -rf "$scratch"
 }
 trap stop_servers EXIT
