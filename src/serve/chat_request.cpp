@@ -23,9 +23,12 @@ std::string message_content(const nlohmann::json* content, const std::string& wh
     throw ApiError(400, "'" + field + "' must be a string or an array of text parts", field);
   }
   std::string text;
+  auto text_part = [](const nlohmann::json& part) {
+    return part.is_object() && part.contains("type") && part["type"] == "text" &&
+           part.contains("text") && part["text"].is_string();
+  };
   for (const nlohmann::json& part : *content) {
-    if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") ||
-        !part["text"].is_string()) {
+    if (!text_part(part)) {
       throw ApiError(400,
                      "'" + field + "' parts must be {\"type\": \"text\", \"text\": ...}: " +
                          "GPT-2 reads text only",

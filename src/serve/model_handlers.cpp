@@ -1,5 +1,6 @@
 // The endpoints besides generation: /v1/score, /tokenize, /detokenize, /v1/models, /health,
 // /metrics.
+#include <algorithm>
 #include <cmath>
 
 #include "serve/handlers.h"
@@ -87,8 +88,11 @@ void handle_detokenize(ServerState& state, const httplib::Request& request,
   fields.reject_unread();
   if (!tokens)
     throw ApiError(400, "'tokens' is required: the token ids to turn into text", "tokens");
-  if (!tokens->is_array()) throw ApiError(400, "'tokens' must be an array of token ids", "tokens");
-  // An empty array is the empty text; read_prompt's checks apply to the ids otherwise.
+  if (!tokens->is_array() ||
+      !std::all_of(tokens->begin(), tokens->end(), [](const auto& id) { return id.is_number(); })) {
+    throw ApiError(400, "'tokens' must be an array of token ids", "tokens");
+  }
+  // An empty array is the empty text; read_prompt checks the ids otherwise.
   const std::string content =
       tokens->empty() ? std::string() : read_prompt(tokens, state.served, "tokens").text;
   answer_json(response, 200, {{"content", content}});

@@ -180,6 +180,8 @@ TEST_F(ServeRequests, BadChats) {
       {R"({"messages": [{"role": "user"}]})", 400, "messages[0].content", "is required"},
       {R"({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]})", 400,
        "messages[0].content", "GPT-2 reads text only"},
+      {R"({"messages": [{"role": "user", "content": [{"type": 5, "text": "x"}]}]})", 400,
+       "messages[0].content", "GPT-2 reads text only"},
       {R"({"messages": [{"role": "user", "content": "x", "tool_calls": []}]})", 400,
        "messages[0].tool_calls", "Unrecognized"},
       {R"({"messages": [{"role": "user", "content": "x"}], "top_logprobs": 2})", 400,
