@@ -6,8 +6,8 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
+#include "ops/rank_key.h"
 #include "wgpt/sampling.h"
 
 namespace wgpt::model::sampling {
@@ -20,12 +20,7 @@ struct Terms {
 
 Terms terms_of(const SamplingOptions& options);
 
-// The order-preserving u32 of a float: a larger float has a larger key (−0 below +0).
-inline uint32_t rank_key(float z) {
-  uint32_t bits;
-  std::memcpy(&bits, &z, sizeof bits);
-  return (bits & 0x80000000u) ? ~bits : bits | 0x80000000u;
-}
+using ops::detail::rank_key;
 
 // ⌊exp(z − largest) · 2³¹⌋: a weight in [0, 1] as an exact integer.
 inline uint32_t fixed_weight(float z, float largest) {
