@@ -212,13 +212,13 @@ void score(std::string text, double k, val done) {
     RunGuard guard;
     std::vector<uint32_t> ids = s.tokenizer->encode(text);
     guard.started();
-    generate::score_async(*s.model, std::move(ids), static_cast<size_t>(k),
-                          [done](Result<model::Surprisal> result) mutable {
-                            session().busy = false;
-                            settle(done, result, [](const model::Surprisal& surprisal) {
-                              return surprisal_to_js(*session().tokenizer, surprisal);
-                            });
-                          });
+    model::surprisal_async(*s.model, std::move(ids), {.top_k = static_cast<size_t>(k)},
+                           [done](Result<model::Surprisal> result) mutable {
+                             session().busy = false;
+                             settle(done, result, [](const model::Surprisal& surprisal) {
+                               return surprisal_to_js(*session().tokenizer, surprisal);
+                             });
+                           });
   } catch (const std::exception& error) {
     done(std::string(error.what()));
   }

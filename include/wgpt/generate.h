@@ -91,13 +91,4 @@ void generate_traced_async(const model::Model& model, const tokenizer::Tokenizer
                            const model::ProbeOptions& probe, TraceCallback on_trace,
                            TextCallback on_text, std::function<void(Result<GenerateResult>)> done);
 
-// ---- scoring without blocking ------------------------------------------------------------------
-
-// model::surprisal for a text that fits the model's context (one window), without blocking: one
-// forward pass whose logits are read back asynchronously, then the same scores. `done` runs once,
-// with the result or the error; from gpu::Context::poll() (native) or the browser's event loop on
-// the GPU, before this returns on the CPU. `model` must outlive the call.
-void score_async(const model::Model& model, std::vector<uint32_t> ids, size_t top_k,
-                 std::function<void(Result<model::Surprisal>)> done);
-
 }  // namespace wgpt::generate
