@@ -106,6 +106,11 @@ class Decoder {
   std::vector<gpu::BufferRange> step_regions(bool token, bool traced, size_t kv_len) const;
   StepTrace assemble_trace(std::span<const std::vector<std::byte>> regions, size_t kv_len,
                            size_t top_n) const;
+  using Regions = std::vector<std::vector<std::byte>>;
+  // Records a traced step (its token chosen on the GPU if `choose_on_gpu`) and its readback,
+  // whose regions arrive in `then` with the step's kv_len; advances the cache's length.
+  void read_step_async(bool choose_on_gpu,
+                       std::function<void(Result<Regions>, size_t kv_len)> then);
   std::vector<uint32_t> run(std::span<const uint32_t> context, size_t count,
                             std::optional<size_t> top_n,
                             const std::function<bool(uint32_t, const StepTrace*)>& on_step);

@@ -16,11 +16,9 @@
 
 @compute @workgroup_size(256)
 fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) group: vec3<u32>) {
-  let largest = largest_z(local);
-  let s = settle(local, largest);
-  if (group.x == 0u && local == 0u) {
-    store_search(params.slot, s);
-  }
+  let opened = settle_pass(local, group.x);
+  let s = opened.search;
+  let largest = opened.largest;
   var ties = 0u;
   var mass = vec2<u32>(0u, 0u);
   let start = group.x * SLICE;

@@ -31,11 +31,9 @@ fn add_run(digit: u32, count: u32, mass: vec2<u32>) {
 
 @compute @workgroup_size(256)
 fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) group: vec3<u32>) {
-  let largest = largest_z(local);
-  let s = settle(local, largest);
-  if (group.x == 0u && local == 0u) {
-    store_search(params.slot, s);
-  }
+  let opened = settle_pass(local, group.x);
+  let s = opened.search;
+  let largest = opened.largest;
   atomicStore(&bin_count[local], 0u);
   atomicStore(&bin_low[local], 0u);
   atomicStore(&bin_high[local], 0u);

@@ -36,11 +36,25 @@ fn clear_bins(local: u32) {
   workgroupBarrier();
 }
 
-// A thread's run of equal bytes, added at once (near the top bytes most keys share one).
-fn add_run(digit: u32, count: u32) {
-  if (count > 0u) {
-    atomicAdd(&bins[digit], count);
+// A thread's run of equal bytes, added to the bins at once (near the top bytes most keys share
+// one, so same-bin atomics stay few).
+struct Run {
+  digit: u32,
+  count: u32,
+}
+
+fn flush_run(run: Run) {
+  if (run.count > 0u) {
+    atomicAdd(&bins[run.digit], run.count);
   }
+}
+
+fn extend_run(run: ptr<function, Run>, digit: u32) {
+  if (digit != (*run).digit) {
+    flush_run(*run);
+    *run = Run(digit, 0u);
+  }
+  (*run).count++;
 }
 
 fn byte_of(key: u32, level: u32) -> u32 {
@@ -52,21 +66,14 @@ fn in_play(key: u32, prefix: u32, level: u32) -> bool {
 }
 
 fn histogram(local: u32, base: u32, level: u32, prefix: u32) {
-  var run_digit = 0u;
-  var run_count = 0u;
+  var run = Run(0u, 0u);
   for (var i = local; i < params.vocab; i += 256u) {
     let key = rank_key(logits[base + i]);
     if (in_play(key, prefix, level)) {
-      let digit = byte_of(key, level);
-      if (digit != run_digit) {
-        add_run(run_digit, run_count);
-        run_digit = digit;
-        run_count = 0u;
-      }
-      run_count++;
+      extend_run(&run, byte_of(key, level));
     }
   }
-  add_run(run_digit, run_count);
+  flush_run(run);
 }
 
 // The byte where the running count, highest byte first, reaches the ranks still needed.
@@ -148,8 +155,7 @@ fn main(@builtin(local_invocation_index) local: u32,
   clear_bins(local);
   var largest = bitcast<f32>(0xff7fffffu);  // the lowest finite f32
   var sum = 0.0;
-  var run_digit = 0u;
-  var run_count = 0u;
+  var run = Run(0u, 0u);
   for (var i = local; i < params.vocab; i += 256u) {
     let x = logits[base + i];
     if (x > largest) {
@@ -158,15 +164,9 @@ fn main(@builtin(local_invocation_index) local: u32,
     } else {
       sum += exp(x - largest);
     }
-    let digit = byte_of(rank_key(x), 0u);
-    if (digit != run_digit) {
-      add_run(run_digit, run_count);
-      run_digit = digit;
-      run_count = 0u;
-    }
-    run_count++;
+    extend_run(&run, byte_of(rank_key(x), 0u));
   }
-  add_run(run_digit, run_count);
+  flush_run(run);
   let row_max = workgroup_max(local, largest);
   let row_sum = workgroup_sum(local, sum * exp(largest - row_max));
   if (local == 0u) {

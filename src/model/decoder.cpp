@@ -327,36 +327,32 @@ StepTrace Decoder::step_traced(uint32_t token, size_t top_n) {
 void Decoder::step_traced_async(uint32_t token, size_t top_n,
                                 std::function<void(Result<StepTrace>)> done) {
   start(token);
-  Plan& p = *plan_;
-  const size_t kv_len = cache_.length() + 1;
-  {
-    gpu::Scope scope(*p.context);
-    record_step(false);
-    p.context->readback_many_async(
-        step_regions(false, true, kv_len),
-        [this, kv_len, top_n, done](Result<std::vector<std::vector<std::byte>>> bytes) {
-          if (!bytes.ok()) return done(bytes.error());
-          done(assemble_trace(bytes.value(), kv_len, top_n));
-        });
-  }
-  ++cache_.length_;
+  read_step_async(false, [this, top_n, done](Result<Regions> bytes, size_t kv_len) {
+    if (!bytes.ok()) return done(bytes.error());
+    done(assemble_trace(bytes.value(), kv_len, top_n));
+  });
 }
 
 void Decoder::step_chosen_async(std::span<const uint32_t> context, size_t top_n,
                                 std::function<void(Result<ChosenStep>)> done) {
   begin(context);
+  read_step_async(true, [this, top_n, done](Result<Regions> bytes, size_t kv_len) {
+    if (!bytes.ok()) return done(bytes.error());
+    const auto regions = std::span(bytes.value());
+    done(ChosenStep{token_of(regions[0]), assemble_trace(regions.subspan(1), kv_len, top_n)});
+  });
+}
+
+void Decoder::read_step_async(bool choose_on_gpu,
+                              std::function<void(Result<Regions>, size_t kv_len)> then) {
   Plan& p = *plan_;
   const size_t kv_len = cache_.length() + 1;
   {
-    gpu::Scope scope(*p.context);
-    record_step(true);
+    gpu::Scope scope(*p.context);  // the step and its readback copies: one submit
+    record_step(choose_on_gpu);
     p.context->readback_many_async(
-        step_regions(true, true, kv_len),
-        [this, kv_len, top_n, done](Result<std::vector<std::vector<std::byte>>> bytes) {
-          if (!bytes.ok()) return done(bytes.error());
-          const auto regions = std::span(bytes.value());
-          done(ChosenStep{token_of(regions[0]), assemble_trace(regions.subspan(1), kv_len, top_n)});
-        });
+        step_regions(choose_on_gpu, true, kv_len),
+        [then, kv_len](Result<Regions> bytes) { then(std::move(bytes), kv_len); });
   }
   ++cache_.length_;
 }

@@ -130,3 +130,19 @@ fn settle(local: u32, largest: f32) -> Search {
   }
   return s;
 }
+
+struct Settled {
+  search: Search,
+  largest: f32,
+}
+
+// A pass's opening: the largest z, and the previous pass's histogram settled and stored (by
+// workgroup 0) for the next pass.
+fn settle_pass(local: u32, group: u32) -> Settled {
+  let largest = largest_z(local);
+  let s = settle(local, largest);
+  if (group == 0u && local == 0u) {
+    store_search(params.slot, s);
+  }
+  return Settled(s, largest);
+}
