@@ -74,14 +74,14 @@ fn land(local: u32, s: Search, q_cut: u32) {
   workgroupBarrier();
 }
 
-// The kept weight of token i, whose rank key is `key`; `tie_rank` counts the tokens at the cut's
-// key before it.
-fn kept_weight(i: u32, key: u32, tie_rank: u32, s: Search, largest: f32) -> u32 {
-  let passes = key >= s.cut_key && exp(z[i] - largest) >= params.min_p;
+// The kept weight of a token of rank key `key` and value z; `tie_rank` counts the tokens at the
+// cut's key before it.
+fn kept_weight(z_value: f32, key: u32, tie_rank: u32, s: Search, largest: f32) -> u32 {
+  let passes = key >= s.cut_key && exp(z_value - largest) >= params.min_p;
   if (!passes || (key == s.cut_key && tie_rank >= s.cut_kept)) {
     return 0u;
   }
-  return fixed_weight(z[i], largest);
+  return fixed_weight(z_value, largest);
 }
 
 fn drawn_token(local: u32) -> u32 {
@@ -89,31 +89,39 @@ fn drawn_token(local: u32) -> u32 {
   let s = load_search(params.slot);
   land(local, s, fixed_weight(key_value(s.cut_key), largest));
   let at = landing;
+  // This thread's run of the slice, read once: up to 16 ids (fewer at the vocabulary's end).
   let first = at.slice * SLICE + local * PER_THREAD;
-  let end = min(first + PER_THREAD, params.vocab);
+  let length = select(0u, min(PER_THREAD, params.vocab - first), first < params.vocab);
+  var values: array<f32, 16>;
   var ties = 0u;
-  for (var i = first; i < end; i++) {
-    ties += select(0u, 1u, rank_key(z[i]) == s.cut_key && exp(z[i] - largest) >= params.min_p);
+  for (var j = 0u; j < PER_THREAD; j++) {
+    if (j < length) {
+      values[j] = z[first + j];
+      ties += select(0u, 1u, rank_key(values[j]) == s.cut_key &&
+                                 exp(values[j] - largest) >= params.min_p);
+    }
   }
   let tie_sums = workgroup_scan(local, ties, vec2<u32>(0u, 0u));
   let first_rank = at.ties_before + tie_sums.count - ties;  // of this thread's first tie
+  var weights: array<u32, 16>;
   var tie_rank = first_rank;
   var mass = vec2<u32>(0u, 0u);
-  for (var i = first; i < end; i++) {
-    let key = rank_key(z[i]);
-    mass = add64(mass, vec2<u32>(kept_weight(i, key, tie_rank, s, largest), 0u));
-    tie_rank += select(0u, 1u, key == s.cut_key && exp(z[i] - largest) >= params.min_p);
+  for (var j = 0u; j < PER_THREAD; j++) {
+    weights[j] = 0u;
+    if (j < length) {
+      let key = rank_key(values[j]);
+      weights[j] = kept_weight(values[j], key, tie_rank, s, largest);
+      mass = add64(mass, vec2<u32>(weights[j], 0u));
+      tie_rank += select(0u, 1u, key == s.cut_key && exp(values[j] - largest) >= params.min_p);
+    }
   }
   let sums = workgroup_scan(local, 0u, mass);
   var running = sub64(sums.mass, mass);
   if (!less64(at.rest, running) && less64(at.rest, sums.mass)) {
-    tie_rank = first_rank;
-    for (var i = first; i < end; i++) {
-      let key = rank_key(z[i]);
-      running = add64(running, vec2<u32>(kept_weight(i, key, tie_rank, s, largest), 0u));
-      tie_rank += select(0u, 1u, key == s.cut_key && exp(z[i] - largest) >= params.min_p);
+    for (var j = 0u; j < PER_THREAD; j++) {
+      running = add64(running, vec2<u32>(weights[j], 0u));
       if (less64(at.rest, running)) {
-        chosen = i;
+        chosen = first + j;
         break;
       }
     }
