@@ -149,10 +149,13 @@ struct Settled {
   largest: f32,
 }
 
-// A pass's opening: the largest z, and the previous pass's histogram settled and stored (by
-// workgroup 0) for the next pass.
+// A pass's opening: the largest z (for weights: not needed by top-k's passes), and the previous
+// pass's histogram settled and stored (by workgroup 0) for the next pass.
 fn settle_pass(local: u32, group: u32) -> Settled {
-  let largest = largest_z(local);
+  var largest = 0.0;
+  if (params.kind != SEARCH_COUNT || params.settle_kind == SEARCH_MASS) {
+    largest = largest_z(local);
+  }
   let s = settle(local, largest);
   if (group == 0u && local == 0u) {
     store_search(params.slot, s);
