@@ -22,7 +22,7 @@ set(WGPT_WEB_GATE_SAMPLING_FLAGS "--seed|7|--temp|0.9|--top-k|20|--top-p|0.95|--
 set(WGPT_WEB_GATE_SAMPLING_OPTIONS [[{"seed": 7, "temperature": 0.9, "topK": 20, "topP": 0.95, "repeatPenalty": 1.2, "repeatLastN": 16}]])
 
 add_executable(wgpt_wasm web/wasm_api.cpp web/js_values.cpp)
-target_link_libraries(wgpt_wasm PRIVATE wgpt_core)
+target_link_libraries(wgpt_wasm PRIVATE wgpt_core wgpt_json)
 target_link_options(wgpt_wasm PRIVATE
   -lembind -fexceptions --no-entry
   "SHELL:-s MODULARIZE=1" "SHELL:-s EXPORT_ES6=1" "SHELL:-s EXPORT_NAME=createWgptModule"

@@ -36,16 +36,25 @@ struct Config {
   size_t parameter_count() const;
 };
 
+// A parameter's HF name (unprefixed, as on the hub) and its shape.
+struct NamedShape {
+  std::string name;
+  io::Shape shape;
+};
+
+// Every parameter of a model with this config, in HF's order: wte, wpe, h.0.* … h.{L-1}.*, ln_f.*.
+std::vector<NamedShape> parameter_shapes(const Config& config);
+
 // The GPT-2 named shapes: gpt2 (124M), gpt2-medium (355M), gpt2-large, gpt2-xl; or
 // "N_LAYER,N_HEAD,N_EMBD,N_CTX,VOCAB". Throws on anything else.
 Config named_config(const std::string& name);
 
 struct LayerWeights {
   Tensor ln1_gamma, ln1_beta;
-  Tensor qkv_weight, qkv_bias;        // [C, 3C], [3C]
+  Tensor qkv_weight, qkv_bias;              // [C, 3C], [3C]
   Tensor attn_proj_weight, attn_proj_bias;  // [C, C], [C]
   Tensor ln2_gamma, ln2_beta;
-  Tensor fc_weight, fc_bias;          // [C, 4C], [4C]
+  Tensor fc_weight, fc_bias;              // [C, 4C], [4C]
   Tensor mlp_proj_weight, mlp_proj_bias;  // [4C, C], [C]
 };
 
@@ -72,9 +81,9 @@ class KvCache {
 };
 
 struct ForwardOptions {
-  bool all_logits = true;         // logits for every position, else only the last
-  bool capture_attention = false; // each layer's probabilities [n_head, t, kv_len]
-  bool capture_hidden = false;    // n_layer + 1 hidden states, as HF's output_hidden_states
+  bool all_logits = true;          // logits for every position, else only the last
+  bool capture_attention = false;  // each layer's probabilities [n_head, t, kv_len]
+  bool capture_hidden = false;     // n_layer + 1 hidden states, as HF's output_hidden_states
   // The probe's per-block detail for blocks [0, detail_layers), plus the final LayerNorm's output
   // when any: the names and shapes are in include/wgpt/probe.h's table.
   size_t detail_layers = 0;
@@ -128,7 +137,8 @@ class Model {
   // The weights under HF's unprefixed names, as host tensors (for saving).
   std::vector<io::TensorData> to_tensor_data() const;
   // Writes config.json and model.safetensors (or model.fzm, q4) into `model_dir`.
-  void save(const std::filesystem::path& model_dir, io::Format format = io::Format::safetensors) const;
+  void save(const std::filesystem::path& model_dir,
+            io::Format format = io::Format::safetensors) const;
 
  private:
   Model(Config config, Weights weights, std::shared_ptr<gpu::Context> context)
