@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <vector>
@@ -147,6 +148,15 @@ Tensor dropout(const Tensor& x, const DropoutOptions& options);
 Tensor cross_entropy(const Tensor& logits, const Tensor& targets);
 // Its gradient: dlogits[r] = (softmax(logits[r]) − onehot(targets[r])) · dloss[r]; dloss [n].
 Tensor cross_entropy_backward(const Tensor& logits, const Tensor& targets, const Tensor& dloss);
+
+// The order-preserving u32 of a float, by which score_rows and sampling rank logits (their kernels
+// alike: src/kernels/lib/sample_common.wgsl): a larger float has a larger key, −0 below +0, so
+// ordering keys orders values, and equal values go to the lower id.
+inline uint32_t rank_key(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return (bits & 0x80000000u) ? ~bits : bits | 0x80000000u;
+}
 
 // Scoring: per row of logits [n, vocab] against targets u32 [n], the softmax statistics and the
 // target's surprisal, stats f32 [n, 3] = (−log2 softmax(logits[r])[targets[r]], max, Σ exp(logit −

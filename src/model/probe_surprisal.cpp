@@ -9,7 +9,6 @@
 #include <memory>
 #include <optional>
 
-#include "ops/rank_key.h"
 #include "wgpt/ops.h"
 #include "wgpt/probe.h"
 
@@ -78,7 +77,7 @@ void take_scores(Surprisal& result, const Window& w, std::span<const float> stat
       best.emplace_back(top[(r * top_k + i) * 2], logit);
     }
     std::sort(best.begin(), best.end(), [](const auto& a, const auto& b) {
-      const uint32_t ka = ops::detail::rank_key(a.second), kb = ops::detail::rank_key(b.second);
+      const uint32_t ka = ops::rank_key(a.second), kb = ops::rank_key(b.second);
       return ka > kb || (ka == kb && a.first < b.first);
     });
     token.alternatives.clear();

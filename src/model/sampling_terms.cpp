@@ -1,11 +1,11 @@
 #include "model/sampling_terms.h"
 
-#include "ops/counter_hash.h"
+#include "wgpt/counter_hash.h"
 
 namespace wgpt::model::sampling {
 namespace {
 
-uint64_t stream_key(uint64_t seed) { return ops::detail::mix64(seed + 0x9e3779b97f4a7c15ull); }
+uint64_t stream_key(uint64_t seed) { return ops::mix64(seed + 0x9e3779b97f4a7c15ull); }
 
 }  // namespace
 
@@ -29,8 +29,7 @@ uint64_t nucleus_target(float p, uint64_t total) {
 namespace wgpt::model {
 
 uint32_t random_word(uint64_t seed, uint64_t n) {
-  return ops::detail::counter_word(sampling::terms_of({.seed = seed}).key,
-                                   static_cast<uint32_t>(n));
+  return ops::counter_word(sampling::terms_of({.seed = seed}).key, static_cast<uint32_t>(n));
 }
 
 }  // namespace wgpt::model

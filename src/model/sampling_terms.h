@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "ops/rank_key.h"
+#include "wgpt/ops.h"
 #include "wgpt/sampling.h"
 
 namespace wgpt::model::sampling {
@@ -20,7 +20,7 @@ struct Terms {
 
 Terms terms_of(const SamplingOptions& options);
 
-using ops::detail::rank_key;
+using ops::rank_key;
 
 // ⌊exp(z − largest) · 2³¹⌋: a weight in [0, 1] as an exact integer.
 inline uint32_t fixed_weight(float z, float largest) {

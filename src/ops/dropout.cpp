@@ -1,8 +1,8 @@
 #include <array>
 #include <string>
 
-#include "ops/counter_hash.h"
 #include "ops/op_support.h"
+#include "wgpt/counter_hash.h"
 #include "wgpt/ops.h"
 
 namespace wgpt::ops {
@@ -18,8 +18,7 @@ Tensor dropout(const Tensor& x, const DropoutOptions& options) {
     detail::fail(kOp, "p " + std::to_string(options.p) + " is not in [0, 1)");
   }
   // (seed, step, site) folded into the stream's 64-bit key on the host.
-  const uint64_t key =
-      detail::mix64(detail::mix64(detail::mix64(options.seed) ^ options.step) ^ options.site);
+  const uint64_t key = mix64(mix64(mix64(options.seed) ^ options.step) ^ options.site);
   const auto key_lo = static_cast<uint32_t>(key), key_hi = static_cast<uint32_t>(key >> 32);
   // Computed once here and passed to the kernel: both sides multiply by the same f32.
   const float scale = 1.0f / (1.0f - options.p);
@@ -30,7 +29,7 @@ Tensor dropout(const Tensor& x, const DropoutOptions& options) {
   if (!context) {
     auto in = x.floats(), y = out.floats();
     for (uint32_t i = 0; i < n; ++i) {
-      const uint32_t bits = detail::counter_word(key, i);
+      const uint32_t bits = counter_word(key, i);
       // The top 24 bits over 2²⁴: exact in f32, so the comparison with p is the kernel's.
       const float u = static_cast<float>(bits >> 8) * (1.0f / 16777216.0f);
       y[i] = u >= options.p ? in[i] * scale : 0.0f;

@@ -8,7 +8,6 @@
 
 #include "ops/cross_entropy_checks.h"
 #include "ops/op_support.h"
-#include "ops/rank_key.h"
 #include "wgpt/ops.h"
 
 namespace wgpt::ops {
@@ -28,7 +27,7 @@ void score_on_host(std::span<const float> row, uint32_t target, size_t k, std::s
   std::iota(ids.begin(), ids.end(), 0u);
   std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(k), ids.end(),
                     [&](uint32_t a, uint32_t b) {
-                      const uint32_t ka = detail::rank_key(row[a]), kb = detail::rank_key(row[b]);
+                      const uint32_t ka = rank_key(row[a]), kb = rank_key(row[b]);
                       return ka > kb || (ka == kb && a < b);
                     });
   for (size_t i = 0; i < k; ++i) {

@@ -1,4 +1,4 @@
-// Counter-based random words, as src/ops/counter_hash.h computes them on the host: word i of the
+// Counter-based random words, as include/wgpt/counter_hash.h computes them on the host: word i of the
 // stream keyed by (key_lo, key_hi) is mix32(mix32(i ^ key_lo) ^ key_hi), mix32 = Chris Wellons'
 // lowbias32 (u32 arithmetic wraps, as the CPU's uint32_t).
 

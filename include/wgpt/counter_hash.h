@@ -1,11 +1,11 @@
 #pragma once
-// The hashes of wgpt's counter-based random streams (dropout masks, sampling draws): a key folded
-// from 64-bit values on the host, then 32-bit mixing that a WGSL kernel repeats word for word
-// (src/kernels/lib/counter_hash.wgsl; WGSL has no 64-bit integers).
+// The hashes of wgpt's counter-based random streams (ops::dropout's masks, the sampler's draws): a
+// key folded from 64-bit values on the host, then 32-bit mixing that a WGSL kernel repeats word
+// for word (src/kernels/lib/counter_hash.wgsl; WGSL has no 64-bit integers).
 
 #include <cstdint>
 
-namespace wgpt::ops::detail {
+namespace wgpt::ops {
 
 // SplitMix64's finalizer: a bijection of 64-bit words with full avalanche.
 inline uint64_t mix64(uint64_t z) {
@@ -29,4 +29,4 @@ inline uint32_t counter_word(uint64_t key, uint32_t i) {
   return mix32(mix32(i ^ static_cast<uint32_t>(key)) ^ static_cast<uint32_t>(key >> 32));
 }
 
-}  // namespace wgpt::ops::detail
+}  // namespace wgpt::ops
