@@ -61,8 +61,10 @@ val set_council_beta(double beta) {
   }
 }
 
-// options: {maxTokens, temperature, topK, topP, seed, greedy, beta, topN}; on_text(text) per
-// piece; on_step(step) per step; done(error, result) once. Stops when stop() is called.
+// options: generate()'s sampling options (maxTokens, temperature, topK, topP, minP, repeatPenalty,
+// presencePenalty, frequencyPenalty, repeatLastN, logitBias, seed, greedy), beta and topN;
+// on_text(text) per piece; on_step(step) per step; done(error, result) once. Stops when stop() is
+// called. Options the council cannot use are an error before anything runs.
 void run_council(std::string prompt, val options, val on_text, val on_step, val done) {
   try {
     check_ready(false);
@@ -72,8 +74,9 @@ void run_council(std::string prompt, val options, val on_text, val on_step, val 
     const std::vector<uint32_t> ids = s.council_tokenizer->encode(prompt);
     council::CouncilOptions settings;
     settings.generate = generate_options(options);
-    if (!options["topN"].isUndefined()) settings.top_n = options["topN"].as<size_t>();
-    if (!options["beta"].isUndefined()) s.council->set_beta(options["beta"].as<float>());
+    const OptionReader read(options);
+    settings.top_n = static_cast<size_t>(read.whole("topN", settings.top_n, 1e6));
+    s.council->set_beta(static_cast<float>(read.number("beta", s.council->beta())));
     council::StepCallback step_callback = [on_step](size_t index,
                                                     const council::Step& step) mutable {
       on_step(council_step_to_js(*session().council_tokenizer, *session().council, index, step));

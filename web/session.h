@@ -5,6 +5,8 @@
 
 #include <emscripten/val.h>
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -61,7 +63,24 @@ class RunGuard {
   bool started_ = false;
 };
 
-// {maxTokens, temperature, topK, topP, seed, greedy} as the library's options.
+// The options object's fields, each checked for its type: a number, a whole number, or an object
+// of {tokenId: bias}; a missing or null field takes the default. Throws naming the field.
+class OptionReader {
+ public:
+  explicit OptionReader(const val& options) : options_(options) {}
+  double number(const char* name, double fallback) const;
+  // A whole number ≥ 0 that fits `limit`.
+  double whole(const char* name, double fallback, double limit) const;
+  // {tokenId: bias, ...}: bias a number (-Infinity bans the token).
+  std::map<uint32_t, float> biases(const char* name) const;
+
+ private:
+  val options_;
+};
+
+// {maxTokens, temperature, topK, topP, minP, repeatPenalty, presencePenalty, frequencyPenalty,
+// repeatLastN, logitBias, seed, greedy} as the library's options, each checked for its type (the
+// values are checked against the model by model::validate when a run starts).
 generate::GenerateOptions generate_options(const val& options);
 // A tokenizer from the text of vocab.json (and merges.txt for BPE), checked against the config.
 std::unique_ptr<tokenizer::Tokenizer> make_tokenizer(const model::Config& config,

@@ -5,6 +5,7 @@
 // the browser's event loop.
 #include <emscripten/bind.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -87,8 +88,10 @@ val tokenize(std::string text) {
   }
 }
 
-// options: {maxTokens, temperature, topK, topP, seed, greedy, topN}; on_text(text) per piece;
+// options: {maxTokens, temperature, topK, topP, minP, repeatPenalty, presencePenalty,
+// frequencyPenalty, repeatLastN, logitBias, seed, greedy, topN}; on_text(text) per piece;
 // on_trace(step) per step unless null; done(error, result) once. Stops when stop() is called.
+// Options the model cannot use are an error before anything runs.
 void generate(std::string prompt, val options, val on_text, val on_trace, val done) {
   try {
     check_ready(true);
@@ -96,7 +99,8 @@ void generate(std::string prompt, val options, val on_text, val on_trace, val do
     RunGuard guard;
     const std::vector<uint32_t> ids = s.tokenizer->encode(prompt);
     model::ProbeOptions probe;
-    probe.top_n = on_trace.isNull() ? 0 : static_cast<size_t>(options["topN"].as<double>());
+    probe.top_n =
+        on_trace.isNull() ? 0 : static_cast<size_t>(OptionReader(options).whole("topN", 8, 1e6));
     const size_t n_layer = s.model->config().n_layer;
     generate::TraceCallback trace_callback =
         [on_trace, n_layer](size_t step, const model::StepTrace& trace, uint32_t token) mutable {
@@ -110,6 +114,7 @@ void generate(std::string prompt, val options, val on_text, val on_trace, val do
       return !session().stop_requested;
     };
     const generate::GenerateOptions settings = generate_options(options);
+    model::validate(settings.sampling, s.model->config());
     s.stop_requested = false;
     guard.started();
     generate::generate_traced_async(*s.model, *s.tokenizer, ids, settings, probe,
@@ -133,13 +138,13 @@ void score(std::string text, double k, val done) {
     RunGuard guard;
     std::vector<uint32_t> ids = s.tokenizer->encode(text);
     guard.started();
-    generate::score_async(*s.model, std::move(ids), static_cast<size_t>(k),
-                          [done](Result<model::Surprisal> result) mutable {
-                            session().busy = false;
-                            settle(done, result, [](const model::Surprisal& surprisal) {
-                              return surprisal_to_js(*session().tokenizer, surprisal);
-                            });
-                          });
+    model::surprisal_async(*s.model, std::move(ids), {.top_k = static_cast<size_t>(k)},
+                           [done](Result<model::Surprisal> result) mutable {
+                             session().busy = false;
+                             settle(done, result, [](const model::Surprisal& surprisal) {
+                               return surprisal_to_js(*session().tokenizer, surprisal);
+                             });
+                           });
   } catch (const std::exception& error) {
     done(std::string(error.what()));
   }

@@ -7,7 +7,9 @@
 //   2. each expert's entropy H_i (nats) of softmax(logits_i) says how sure it is;
 //   3. the router weighs the experts by w = softmax(−β·H): the surer, the heavier;
 //   4. the merged hidden state Σ w_i·h_i goes through the shared head to the merged logits, from
-//      which the token is chosen (the sampling options of `generate`);
+//      which the token is chosen by the sampling options of `generate`, as their definition
+//      (model::choose_token, include/wgpt/sampling.h) chooses it, with the council's text so far
+//      as the context (the penalties' window and the draw's index);
 //   5. the consensus is the fraction of experts whose own most likely token is the chosen one.
 // On the GPU all of it — every expert's blocks, the router and both heads — is one submit, and
 // everything the step reports comes back in one readback.
@@ -23,6 +25,7 @@
 #include "wgpt/generate.h"
 #include "wgpt/model.h"
 #include "wgpt/probe.h"
+#include "wgpt/sampling.h"
 #include "wgpt/tokenizer.h"
 
 namespace wgpt::council {
@@ -73,24 +76,27 @@ class Council {
   // Throws unless beta is finite and ≥ 0. Takes effect at the next step.
   void set_beta(float beta);
 
+  // The tokens every expert has run so far, in order: the sampling's context.
+  std::span<const uint32_t> text() const { return text_; }
   // Positions every expert has run so far.
-  size_t length() const { return caches_.front().length(); }
+  size_t length() const { return text_.size(); }
   // Forgets the text: fresh caches.
   void reset();
 
-  // Runs `ids` at the next positions of every expert and chooses the next token with `sampler`;
-  // `top_n` tokens are reported per expert and merged (at least 1). Throws as Model::forward does.
-  Step step(std::span<const uint32_t> ids, generate::Sampler& sampler, size_t top_n);
+  // Runs `ids` at the next positions of every expert and chooses the next token from the merged
+  // logits with `sampling` (model::choose_token, the text() so far as its context); `top_n` tokens
+  // are reported per expert and merged (at least 1). Throws as Model::forward does.
+  Step step(std::span<const uint32_t> ids, const model::SamplingOptions& sampling, size_t top_n);
   // The same, delivering the step (or the error) to `done`: on the GPU from a later
   // gpu::Context::poll() natively or from the browser's event loop; on the CPU before returning.
-  // `sampler` must live until then.
-  void step_async(std::span<const uint32_t> ids, generate::Sampler& sampler, size_t top_n,
-                  std::function<void(Result<Step>)> done);
+  void step_async(std::span<const uint32_t> ids, const model::SamplingOptions& sampling,
+                  size_t top_n, std::function<void(Result<Step>)> done);
 
  private:
   void check_ids(std::span<const uint32_t> ids) const;
   std::vector<Expert> experts_;
   std::vector<model::KvCache> caches_;
+  std::vector<uint32_t> text_;
   model::Config config_;
   float beta_;
 };

@@ -128,41 +128,21 @@ struct Surprisal {
   size_t stride = 0;      // the stride used (clamped to [1, n_ctx − 1])
 };
 
-// One forward pass of a scoring: ids [begin, end) of the text, scoring the targets
-// [first_target, end) — the ones no earlier window scored.
-struct SurprisalWindow {
-  size_t begin = 0, end = 0, first_target = 0;
-};
-
-// The bookkeeping of a scoring, for callers that run the windows' passes themselves (surprisal()
-// below, and the asynchronous generate::score_async): the windows to run, then each window's
-// logits turned into the tokens' scores, then the means.
-class SurprisalScorer {
- public:
-  // Throws on fewer than two tokens, an id outside the vocabulary, or a context under two.
-  SurprisalScorer(const Config& config, std::span<const uint32_t> ids,
-                  const SurprisalOptions& options);
-  const std::vector<SurprisalWindow>& windows() const { return windows_; }
-  // Scores a window's targets from its logit rows: row r predicts token first_target + r
-  // (end − first_target rows of vocab_size logits).
-  void add(const SurprisalWindow& window, std::span<const float> rows);
-  // The scores once every window is added.
-  Surprisal result();
-
- private:
-  SurprisalOptions options_;
-  size_t vocab_ = 0;
-  std::vector<SurprisalWindow> windows_;
-  Surprisal result_;
-  double total_bits_ = 0;
-};
-
 // Scores every token of `ids` given the ones before it, one forward pass per window. A text that
 // fits n_ctx is one window; a longer one is scored as HF's perplexity guide does: windows of n_ctx
 // tokens starting every `stride` tokens, each scoring only the tokens no earlier window scored, so
 // each token is scored once with at least n_ctx − stride tokens of context (fewer at the start).
-// Throws on fewer than two tokens or an id outside the vocabulary.
+// The LM head runs only on the rows a window scores, and ops::score_rows reduces them where the
+// logits are: on the GPU a window reads back O(tokens · top_k) numbers, and the windows are
+// recorded back to back, each one's readback completing while later ones run. Throws on fewer
+// than two tokens or an id outside the vocabulary. Native only on the GPU (the browser uses
+// surprisal_async).
 Surprisal surprisal(const Model& model, std::span<const uint32_t> ids,
                     const SurprisalOptions& options = {});
+// The same without blocking: `done` runs once, with the result or the error — from
+// gpu::Context::poll() (native) or the browser's event loop on the GPU (as does on_window), before
+// this returns on the CPU. `model` must outlive the call.
+void surprisal_async(const Model& model, std::vector<uint32_t> ids, SurprisalOptions options,
+                     std::function<void(Result<Surprisal>)> done);
 
 }  // namespace wgpt::model

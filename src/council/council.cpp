@@ -51,6 +51,7 @@ void Council::set_beta(float beta) {
 
 void Council::reset() {
   caches_.clear();
+  text_.clear();
   for (const Expert& expert : experts_) caches_.push_back(expert.model.new_cache());
 }
 

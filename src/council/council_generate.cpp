@@ -18,13 +18,14 @@ void take_step(generate::Generation& run, const Step& step, const StepCallback& 
 struct AsyncRun {
   generate::Generation run;
   Council& council;
+  model::SamplingOptions sampling;
   size_t top_n;
   StepCallback on_step;
 };
 
 void run_next_step(const std::shared_ptr<AsyncRun>& state, generate::StepDone step_done) {
   generate::Generation& run = state->run;
-  state->council.step_async(run.next_ids(), run.sampler(), state->top_n,
+  state->council.step_async(run.next_ids(), state->sampling, state->top_n,
                             [state, step_done](Result<Step> step) {
                               try {
                                 take_step(state->run, step.value(), state->on_step);
@@ -44,7 +45,7 @@ generate::GenerateResult generate(Council& council, const tokenizer::Tokenizer& 
   generate::Generation run(council.config(), tokenizer, prompt_ids, options.generate, on_text);
   council.reset();
   while (run.running()) {
-    take_step(run, council.step(run.next_ids(), run.sampler(), options.top_n), on_step);
+    take_step(run, council.step(run.next_ids(), options.generate.sampling, options.top_n), on_step);
   }
   return run.finish();
 }
@@ -58,7 +59,7 @@ void generate_async(Council& council, const tokenizer::Tokenizer& tokenizer,
     state = std::make_shared<AsyncRun>(
         AsyncRun{generate::Generation(council.config(), tokenizer, prompt_ids, options.generate,
                                       std::move(on_text)),
-                 council, options.top_n, std::move(on_step)});
+                 council, options.generate.sampling, options.top_n, std::move(on_step)});
     council.reset();
   } catch (const Error& error) {
     return done(error);

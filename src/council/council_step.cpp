@@ -7,6 +7,7 @@
 
 #include "wgpt/council.h"
 #include "wgpt/ops.h"
+#include "wgpt/sampling.h"
 
 namespace wgpt::council {
 namespace {
@@ -40,7 +41,10 @@ std::vector<float> row(const std::vector<float>& values, size_t index, size_t wi
                             values.begin() + static_cast<ptrdiff_t>((index + 1) * width));
 }
 
-Step assemble(std::vector<std::vector<float>> values, size_t experts, generate::Sampler& sampler,
+// The step from its values; the token chosen from the merged logits with `sampling`, given the
+// council's text so far (`context`, which ends with the ids this step ran).
+Step assemble(std::vector<std::vector<float>> values, size_t experts,
+              std::span<const uint32_t> context, const model::SamplingOptions& sampling,
               size_t top_n) {
   Step step;
   const size_t width = values[kMerged].size(), vocab = values[kMergedLogits].size();
@@ -57,7 +61,7 @@ Step assemble(std::vector<std::vector<float>> values, size_t experts, generate::
   step.hidden = std::move(values[kMerged]);
   step.logits = std::move(values[kMergedLogits]);
   step.top = model::top_tokens(step.logits, std::max<size_t>(top_n, 1));
-  step.chosen = sampler.next(step.logits);
+  step.chosen = model::choose_token(step.logits, context, sampling).token;
   for (size_t i = 0; i < experts; ++i) {
     // The first maximum, as greedy decoding takes it (top_tokens breaks ties by lower id).
     agreeing += step.experts[i].top.front().id == step.chosen;
@@ -84,28 +88,35 @@ void Council::check_ids(std::span<const uint32_t> ids) const {
   }
 }
 
-Step Council::step(std::span<const uint32_t> ids, generate::Sampler& sampler, size_t top_n) {
+Step Council::step(std::span<const uint32_t> ids, const model::SamplingOptions& sampling,
+                   size_t top_n) {
   check_ids(ids);
   std::optional<gpu::Scope> scope;  // every expert, the router and the readback: one submit
   if (on_gpu()) scope.emplace(*experts_.front().model.context());
   const std::vector<Tensor> tensors = record_step(experts_, caches_, ids, beta_);
-  return assemble(read_floats(tensors), experts_.size(), sampler, top_n);
+  text_.insert(text_.end(), ids.begin(), ids.end());
+  return assemble(read_floats(tensors), experts_.size(), text_, sampling, top_n);
 }
 
-void Council::step_async(std::span<const uint32_t> ids, generate::Sampler& sampler, size_t top_n,
-                         std::function<void(Result<Step>)> done) {
+void Council::step_async(std::span<const uint32_t> ids, const model::SamplingOptions& sampling,
+                         size_t top_n, std::function<void(Result<Step>)> done) {
+  // The text as this step leaves it: a later step may be recorded before this one's values arrive.
+  auto context = std::make_shared<std::vector<uint32_t>>();
   record_and_read_async(
       experts_.front().model.context(),
       [&] {
         check_ids(ids);
-        return record_step(experts_, caches_, ids, beta_);
+        std::vector<Tensor> tensors = record_step(experts_, caches_, ids, beta_);
+        text_.insert(text_.end(), ids.begin(), ids.end());
+        *context = text_;
+        return tensors;
       },
-      [experts = experts_.size(), &sampler, top_n,
+      [experts = experts_.size(), context, sampling, top_n,
        done](Result<std::vector<std::vector<float>>> values) {
         if (!values.ok()) return done(values.error());
         std::optional<Result<Step>> step;
         try {
-          step.emplace(assemble(std::move(values.value()), experts, sampler, top_n));
+          step.emplace(assemble(std::move(values.value()), experts, *context, sampling, top_n));
         } catch (const Error& error) {
           step.emplace(error);
         }

@@ -21,11 +21,8 @@ Generation::Generation(const model::Model& model, const tokenizer::Tokenizer& to
 Generation::Generation(const model::Config& config, const tokenizer::Tokenizer& tokenizer,
                        std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
                        TextCallback on_text)
-    : config_(config),
-      tokenizer_(tokenizer),
-      options_(options),
-      on_text_(std::move(on_text)),
-      sampler_(options.sampling) {
+    : config_(config), tokenizer_(tokenizer), options_(options), on_text_(std::move(on_text)) {
+  model::validate(options.sampling, config_);
   if (prompt_ids.empty()) throw Error("the prompt is empty: give at least one token");
   if (prompt_ids.size() > config_.n_ctx) {
     throw Error("the prompt has " + std::to_string(prompt_ids.size()) +
@@ -42,6 +39,12 @@ std::span<const uint32_t> Generation::next_ids() const {
   return std::span(&result_.ids.back(), 1);
 }
 
+std::vector<uint32_t> Generation::context() const {
+  std::vector<uint32_t> tokens = result_.prompt_ids;
+  tokens.insert(tokens.end(), result_.ids.begin(), result_.ids.end());
+  return tokens;
+}
+
 void Generation::count_step() {
   if (steps_++ == 0) {
     result_.timings.prompt_ms = elapsed_ms(start_);
@@ -51,7 +54,7 @@ void Generation::count_step() {
 
 uint32_t Generation::sample(std::span<const float> logits) {
   count_step();
-  return sampler_.next(logits);
+  return model::choose_token(logits, context(), options_.sampling).token;
 }
 
 uint32_t Generation::chosen_elsewhere(uint32_t token) {

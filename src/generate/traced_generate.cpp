@@ -37,20 +37,36 @@ struct AsyncRun {
   std::unique_ptr<model::Decoder> decoder;  // for the decode steps, where supported
 };
 
+// A step has arrived: `take` hands it to the run, then the loop goes on (or ends with the error).
+template <class Step, class Take>
+void on_step(Result<Step> step, const StepDone& step_done, Take take) {
+  try {
+    take(step.value());
+  } catch (const std::exception& error) {
+    return step_done(Error(error.what()));
+  }
+  step_done(std::nullopt);
+}
+
 void trace_next_step(const std::shared_ptr<AsyncRun>& state, StepDone step_done) {
-  auto then = [state, step_done](Result<model::StepTrace> trace) {
-    try {
-      take_step(state->run, trace.value(), state->on_trace);
-    } catch (const std::exception& error) {
-      return step_done(Error(error.what()));
-    }
-    step_done(std::nullopt);
-  };
   Generation& run = state->run;
-  if (run.steps() > 0 && state->decoder) {  // decode steps; the prefill takes the general pass
-    state->decoder->step_traced_async(run.next_ids()[0], state->probe.top_n, then);
-  } else {
-    model::trace_step_async(state->model, run.next_ids(), run.cache(), state->probe, then);
+  if (run.steps() > 0 && state->decoder) {  // decode steps, the token chosen on the GPU
+    state->decoder->step_chosen_async(
+        run.context(), state->probe.top_n,
+        [state, step_done](Result<model::Decoder::ChosenStep> step) {
+          on_step(std::move(step), step_done, [&](const model::Decoder::ChosenStep& chosen) {
+            report(state->run, chosen.trace, state->run.chosen_elsewhere(chosen.token),
+                   state->on_trace);
+          });
+        });
+  } else {  // the prefill, and every step of the general pass: the CPU reference chooses
+    model::trace_step_async(state->model, run.next_ids(), run.cache(), state->probe,
+                            [state, step_done](Result<model::StepTrace> trace) {
+                              on_step(std::move(trace), step_done,
+                                      [&](const model::StepTrace& step) {
+                                        take_step(state->run, step, state->on_trace);
+                                      });
+                            });
   }
 }
 
@@ -65,23 +81,16 @@ GenerateResult generate_traced(const model::Model& model, const tokenizer::Token
   // As generate(): the decoder's kernels compile before the prefill, in the prompt's time.
   std::optional<model::Decoder> fused;
   if (options.max_new_tokens > 1 && decodes_on_device(model, probe)) {
-    fused.emplace(model, run.cache());
+    fused.emplace(model, run.cache(), options.sampling);
   }
   take_step(run, model::trace_step(model, run.next_ids(), run.cache(), probe), on_trace);
   if (run.running() && fused) {
-    model::Decoder& decoder = *fused;
-    if (options.sampling.greedy) {
-      // As generate(): the GPU chooses each token, two steps in flight, each with its trace.
-      decoder.greedy_traced(run.next_ids()[0], options.max_new_tokens, probe.top_n,
-                            [&](uint32_t token, const model::StepTrace& trace) {
-                              report(run, trace, run.chosen_elsewhere(token), on_trace);
-                              return run.running();
-                            });
-    }
-    while (run.running()) {
-      take_step(run, decoder.step_traced(run.next_ids()[0], probe.top_n), on_trace);
-    }
-    return run.finish();
+    // As generate(): the GPU chooses each token, two steps in flight, each with its trace.
+    fused->generate_traced(run.context(), run.remaining(), probe.top_n,
+                           [&](uint32_t token, const model::StepTrace& trace) {
+                             report(run, trace, run.chosen_elsewhere(token), on_trace);
+                             return run.running();
+                           });
   }
   while (run.running()) {
     take_step(run, model::trace_step(model, run.next_ids(), run.cache(), probe), on_trace);
@@ -99,7 +108,8 @@ void generate_traced_async(const model::Model& model, const tokenizer::Tokenizer
         AsyncRun{Generation(model, tokenizer, prompt_ids, options, std::move(on_text)), model,
                  probe, std::move(on_trace), nullptr});
     if (options.max_new_tokens > 1 && decodes_on_device(model, probe)) {
-      state->decoder = std::make_unique<model::Decoder>(model, state->run.cache());
+      state->decoder =
+          std::make_unique<model::Decoder>(model, state->run.cache(), options.sampling);
     }
   } catch (const Error& error) {
     return done(error);

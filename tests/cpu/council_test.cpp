@@ -20,7 +20,7 @@ namespace {
                     "project";                                                               \
   }
 
-generate::Sampler greedy() { return generate::Sampler({.greedy = true}); }
+const model::SamplingOptions kGreedy{.greedy = true};
 
 TEST(Council, ShippedExpertsLoadFromTheManifest) {
   REQUIRE_COUNCIL_FIXTURES();
@@ -39,11 +39,10 @@ TEST(Council, StepsEqualTheDefinitionFromEachExpertsOwnPass) {
   council::Loaded loaded = council::load_manifest(*manifest);
   council::Council& council = *loaded.council;
   council.set_beta(3.0f);
-  generate::Sampler sampler = greedy();
   std::vector<uint32_t> sequence = loaded.tokenizer->encode("ROMEO:\nWhat");
   std::span<const uint32_t> next = sequence;
   for (int step_index = 0; step_index < 4; ++step_index) {
-    const council::Step step = council.step(next, sampler, 3);
+    const council::Step step = council.step(next, kGreedy, 3);
     const ReferenceStep want = reference_step(council.experts(), sequence, 3.0f);
     for (size_t i = 0; i < council.size(); ++i) {
       EXPECT_NEAR(step.experts[i].entropy, want.entropy[i], 1e-5) << "expert " << i;
@@ -70,9 +69,8 @@ TEST(Council, StepsEqualTheDefinitionFromEachExpertsOwnPass) {
 TEST(Council, RouterWeightsForAFixedPromptArePinned) {
   REQUIRE_COUNCIL_FIXTURES();
   council::Loaded loaded = council::load_manifest(*manifest);
-  generate::Sampler sampler = greedy();
   const council::Step step =
-      loaded.council->step(loaded.tokenizer->encode("ROMEO:\nI"), sampler, 1);
+      loaded.council->step(loaded.tokenizer->encode("ROMEO:\nI"), kGreedy, 1);
   const std::vector<float> pinned = {0.413605f, 0.155657f, 0.247383f, 0.183355f};
   const std::vector<float> entropies = {0.831311f, 1.319941f, 1.088299f, 1.238055f};
   for (size_t i = 0; i < 4; ++i) {
@@ -137,8 +135,7 @@ TEST(Council, AcceptsExpertsOfOtherDepthsThatShareTheTable) {
   experts.push_back({"deep", model::Model::from_tensors(deep_config, deep)});
   council::Council council(std::move(experts));
   EXPECT_EQ(council.config().n_ctx, 12u);
-  generate::Sampler sampler = greedy();
-  EXPECT_EQ(council.step(std::vector<uint32_t>{1, 2, 3}, sampler, 2).experts.size(), 2u);
+  EXPECT_EQ(council.step(std::vector<uint32_t>{1, 2, 3}, kGreedy, 2).experts.size(), 2u);
   EXPECT_THROW(council.set_beta(-1.0f), Error);
 }
 
@@ -147,10 +144,9 @@ TEST(Council, RejectsStepsPastItsContextWithoutRunningAnyExpert) {
   experts.push_back({"a", model::Model::random(tiny_config(), 1)});
   experts.push_back({"b", model::Model::random(tiny_config(), 1)});
   council::Council council(std::move(experts));
-  generate::Sampler sampler = greedy();
-  council.step(std::vector<uint32_t>(10, 1), sampler, 1);
-  EXPECT_THROW(council.step(std::vector<uint32_t>(3, 1), sampler, 1), Error);
-  EXPECT_THROW(council.step(std::vector<uint32_t>{11}, sampler, 1), Error);
+  council.step(std::vector<uint32_t>(10, 1), kGreedy, 1);
+  EXPECT_THROW(council.step(std::vector<uint32_t>(3, 1), kGreedy, 1), Error);
+  EXPECT_THROW(council.step(std::vector<uint32_t>{11}, kGreedy, 1), Error);
   EXPECT_EQ(council.length(), 10u);  // neither bad step moved a cache
 }
 
@@ -188,7 +184,7 @@ TEST(Council, DirectoriesMustShareTheirTokenizer) {
   std::filesystem::remove_all(root);
 }
 
-TEST(Council, GenerateStreamsTheChosenTokensAndStopsAtTheContext) {
+TEST(Council, GenerateSamplesAsTheDefinitionStreamsAndStopsAtTheContext) {
   std::vector<council::Expert> experts;
   experts.push_back({"a", model::Model::random(tiny_config(), 1)});
   experts.push_back({"b", model::Model::random(tiny_config(), 1)});
@@ -197,13 +193,21 @@ TEST(Council, GenerateStreamsTheChosenTokensAndStopsAtTheContext) {
       R"({"a":0,"b":1,"c":2,"d":3,"e":4,"f":5,"g":6,"h":7,"i":8,"j":9,"k":10})");
   council::CouncilOptions options;
   options.generate.max_new_tokens = 50;
-  options.generate.sampling.seed = 7;
+  options.generate.sampling = {
+      .temperature = 0.9f, .top_k = 6, .repeat_penalty = 1.3f, .penalty_last_n = 8, .seed = 7};
+  const std::vector<uint32_t> prompt = tokenizer->encode("abc");
   std::vector<uint32_t> chosen;
   std::string streamed;
   const generate::GenerateResult result = council::generate(
-      council, *tokenizer, tokenizer->encode("abc"), options,
+      council, *tokenizer, prompt, options,
       [&](size_t step, const council::Step& s) {
         EXPECT_EQ(step, chosen.size());
+        // The sampling's definition, with the text so far as its context (the penalties' window
+        // and the draw's index), as generate() chooses.
+        std::vector<uint32_t> context = prompt;
+        context.insert(context.end(), chosen.begin(), chosen.end());
+        EXPECT_EQ(s.chosen, model::choose_token(s.logits, context, options.generate.sampling).token)
+            << "step " << step;
         // Two copies of one model agree with each other: both or neither picked the sampled token.
         EXPECT_FLOAT_EQ(s.consensus, s.experts[0].top[0].id == s.chosen ? 1.0f : 0.0f);
         EXPECT_FLOAT_EQ(s.experts[0].weight, 0.5f);

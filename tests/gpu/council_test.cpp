@@ -25,11 +25,11 @@ class GpuCouncil : public ::testing::Test {
 TEST_F(GpuCouncil, StepsEqualTheCpuCouncil) {
   council::Loaded cpu = council::load_manifest(*manifest_);
   council::Loaded gpu = council::load_manifest(*manifest_, gpu_context());
-  generate::Sampler cpu_sampler({.greedy = true}), gpu_sampler({.greedy = true});
+  const model::SamplingOptions greedy{.greedy = true};
   std::vector<uint32_t> next = cpu.tokenizer->encode("ROMEO:\nWhat say");
   for (int index = 0; index < 4; ++index) {
-    const council::Step want = cpu.council->step(next, cpu_sampler, 4);
-    const council::Step got = gpu.council->step(next, gpu_sampler, 4);
+    const council::Step want = cpu.council->step(next, greedy, 4);
+    const council::Step got = gpu.council->step(next, greedy, 4);
     ASSERT_EQ(got.chosen, want.chosen) << "step " << index;
     for (size_t v = 0; v < want.logits.size(); ++v) {
       ASSERT_NEAR(got.logits[v], want.logits[v], 1e-4) << "step " << index << ", token " << v;
@@ -49,10 +49,10 @@ TEST_F(GpuCouncil, StepsEqualTheCpuCouncil) {
 
 TEST_F(GpuCouncil, EveryExpertsStepIsOneSubmitAndOneReadback) {
   council::Loaded gpu = council::load_manifest(*manifest_, gpu_context());
-  generate::Sampler sampler({.greedy = true});
-  const council::Step first = gpu.council->step(gpu.tokenizer->encode("ROMEO:"), sampler, 1);
+  const model::SamplingOptions greedy{.greedy = true};
+  const council::Step first = gpu.council->step(gpu.tokenizer->encode("ROMEO:"), greedy, 1);
   const gpu::Stats before = gpu_context()->stats();
-  gpu.council->step(std::vector<uint32_t>{first.chosen}, sampler, 1);
+  gpu.council->step(std::vector<uint32_t>{first.chosen}, greedy, 1);
   const gpu::Stats after = gpu_context()->stats();
   EXPECT_EQ(after.submits - before.submits, 1u);
   EXPECT_EQ(after.fence_waits - before.fence_waits, 1u);
