@@ -1,0 +1,2 @@
+#include "wgpt/council.h"
+// the council is above generate: generate cannot see it.
