@@ -13,6 +13,7 @@
 
 #include "wgpt/gpu.h"
 #include "wgpt/io.h"
+#include "wgpt/ops.h"
 #include "wgpt/tensor.h"
 
 namespace wgpt::model {
@@ -42,10 +43,10 @@ Config named_config(const std::string& name);
 
 struct LayerWeights {
   Tensor ln1_gamma, ln1_beta;
-  Tensor qkv_weight, qkv_bias;        // [C, 3C], [3C]
+  Tensor qkv_weight, qkv_bias;              // [C, 3C], [3C]
   Tensor attn_proj_weight, attn_proj_bias;  // [C, C], [C]
   Tensor ln2_gamma, ln2_beta;
-  Tensor fc_weight, fc_bias;          // [C, 4C], [4C]
+  Tensor fc_weight, fc_bias;              // [C, 4C], [4C]
   Tensor mlp_proj_weight, mlp_proj_bias;  // [4C, C], [C]
 };
 
@@ -72,9 +73,9 @@ class KvCache {
 };
 
 struct ForwardOptions {
-  bool all_logits = true;         // logits for every position, else only the last
-  bool capture_attention = false; // each layer's probabilities [n_head, t, kv_len]
-  bool capture_hidden = false;    // n_layer + 1 hidden states, as HF's output_hidden_states
+  bool all_logits = true;          // logits for every position, else only the last
+  bool capture_attention = false;  // each layer's probabilities [n_head, t, kv_len]
+  bool capture_hidden = false;     // n_layer + 1 hidden states, as HF's output_hidden_states
   // The probe's per-block detail for blocks [0, detail_layers), plus the final LayerNorm's output
   // when any: the names and shapes are in include/wgpt/probe.h's table.
   size_t detail_layers = 0;
@@ -114,6 +115,12 @@ class Model {
   bool on_gpu() const { return context_ != nullptr; }
   const std::shared_ptr<gpu::Context>& context() const { return context_; }
 
+  // How the forward pass's GPU products multiply: f32 (the default), or mixed: f16 operands and
+  // f32 sums on the tensor cores where the device has them (docs/precision.md). The fused decode
+  // path (Decoder) keeps its f32 kernels either way.
+  ops::Precision precision() const { return precision_; }
+  void set_precision(ops::Precision precision) { precision_ = precision; }
+
   KvCache new_cache() const;
 
   // Runs `ids` at positions [cache.length(), cache.length() + ids.size()) and appends their keys
@@ -128,17 +135,24 @@ class Model {
   // The weights under HF's unprefixed names, as host tensors (for saving).
   std::vector<io::TensorData> to_tensor_data() const;
   // Writes config.json and model.safetensors (or model.fzm, q4) into `model_dir`.
-  void save(const std::filesystem::path& model_dir, io::Format format = io::Format::safetensors) const;
+  void save(const std::filesystem::path& model_dir,
+            io::Format format = io::Format::safetensors) const;
 
  private:
   Model(Config config, Weights weights, std::shared_ptr<gpu::Context> context)
       : config_(std::move(config)), weights_(std::move(weights)), context_(std::move(context)) {}
   Tensor run_body(std::span<const uint32_t> ids, KvCache& cache, ForwardOutput* capture,
                   const ForwardOptions& options) const;
+  // One block, every intermediate kept for the probe's hooks (capture non-null) or fused: the
+  // attention in one pass (ops::causal_attention) and the residual adds and GELU in the products.
+  Tensor run_block(size_t layer, const Tensor& x, KvCache& cache, size_t position,
+                   ForwardOutput* capture, const ForwardOptions& options) const;
+  Tensor run_fused_block(size_t layer, const Tensor& x, KvCache& cache, size_t position) const;
 
   Config config_;
   Weights weights_;
   std::shared_ptr<gpu::Context> context_;
+  ops::Precision precision_ = ops::Precision::f32;
 };
 
 }  // namespace wgpt::model
