@@ -129,6 +129,12 @@ TensorFile load_fzm(std::span<const uint8_t> bytes, std::string_view source = "<
 void save_fzm(const std::filesystem::path& path, std::span<const TensorData> tensors);
 std::vector<uint8_t> fzm_bytes(std::span<const TensorData> tensors);
 
+// ---- any file
+// ------------------------------------------------------------------------------------------------
+// Writes `content` to a temporary file beside `path` and renames it over `path`: readers see the
+// old file or the whole new one, never a torn one.
+void write_file_atomically(const std::filesystem::path& path, std::string_view content);
+
 // ---- either
 // --------------------------------------------------------------------------------------
 enum class Format { safetensors, fzm };
