@@ -15,13 +15,9 @@ constexpr std::string_view kOp = "causal_attention";
 constexpr size_t kKernelHeadDim = 64;  // flash_attention.wgsl's
 constexpr size_t kKernelRows = 64;     // query rows per workgroup
 
-struct Dims {
-  size_t t, n_head, n_ctx, head_dim, c;
-};
-
-void attention_cpu(const Dims& d, std::span<const float> qkv, std::span<const float> keys,
-                   std::span<const float> values, size_t offset, float scale,
-                   std::span<float> out) {
+void attention_cpu(const detail::QkvCaches& d, std::span<const float> qkv,
+                   std::span<const float> keys, std::span<const float> values, size_t offset,
+                   float scale, std::span<float> out) {
   std::vector<double> weights(offset + d.t);
   for (size_t head = 0; head < d.n_head; ++head) {
     const float* k = keys.data() + head * d.n_ctx * d.head_dim;
@@ -55,21 +51,7 @@ bool causal_attention_supported(const Tensor& k_cache) {
 
 Tensor causal_attention(const Tensor& qkv, const Tensor& k_cache, const Tensor& v_cache,
                         size_t offset, float scale) {
-  for (const auto& [role, tensor] : {std::pair<std::string_view, const Tensor*>{"qkv", &qkv},
-                                     {"k_cache", &k_cache},
-                                     {"v_cache", &v_cache}}) {
-    detail::require_dtype(kOp, role, *tensor, DType::f32);
-  }
-  detail::require_rank(kOp, "qkv", qkv, 2);
-  detail::require_rank(kOp, "k_cache", k_cache, 3);
-  const Dims d{qkv.dim(0), k_cache.dim(0), k_cache.dim(1), k_cache.dim(2),
-               k_cache.dim(0) * k_cache.dim(2)};
-  if (qkv.dim(1) != 3 * d.c || v_cache.shape() != k_cache.shape() || d.t == 0 ||
-      offset + d.t > d.n_ctx) {
-    detail::fail(kOp, "qkv " + qkv.describe() + " after " + std::to_string(offset) +
-                          " cached positions does not fit caches " + k_cache.describe() + ", " +
-                          v_cache.describe());
-  }
+  const detail::QkvCaches d = detail::check_qkv_caches(kOp, qkv, k_cache, v_cache, offset);
   const auto& context = detail::common_context(kOp, {&qkv, &k_cache, &v_cache});
   Tensor out = detail::new_output(qkv, {d.t, d.c});
   if (!context) {

@@ -12,19 +12,8 @@ constexpr std::string_view kOp = "kv_store";
 }  // namespace
 
 void kv_store(const Tensor& qkv, Tensor& k_cache, Tensor& v_cache, size_t position) {
-  for (const auto& [role, tensor] : {std::pair<std::string_view, const Tensor*>{"qkv", &qkv},
-                                     {"k_cache", &k_cache},
-                                     {"v_cache", &v_cache}}) {
-    detail::require_dtype(kOp, role, *tensor, DType::f32);
-  }
-  detail::require_rank(kOp, "qkv", qkv, 2);
-  detail::require_rank(kOp, "k_cache", k_cache, 3);
-  const size_t t = qkv.dim(0), n_head = k_cache.dim(0), n_ctx = k_cache.dim(1),
-               head_dim = k_cache.dim(2), c = n_head * head_dim;
-  if (qkv.dim(1) != 3 * c || v_cache.shape() != k_cache.shape() || position + t > n_ctx) {
-    detail::fail(kOp, "qkv " + qkv.describe() + " at position " + std::to_string(position) +
-                          " does not fit caches " + k_cache.describe() + ", " + v_cache.describe());
-  }
+  const detail::QkvCaches g = detail::check_qkv_caches(kOp, qkv, k_cache, v_cache, position);
+  const size_t t = g.t, n_ctx = g.n_ctx, head_dim = g.head_dim, c = g.c;
   const auto& context = detail::common_context(kOp, {&qkv, &k_cache, &v_cache});
   if (!context) {
     auto in = qkv.floats(), keys = k_cache.floats(), values = v_cache.floats();
@@ -35,7 +24,7 @@ void kv_store(const Tensor& qkv, Tensor& k_cache, Tensor& v_cache, size_t positi
         values[at] = in[row * 3 * c + 2 * c + col];
       }
     }
-  } else if (t > 0) {
+  } else {
     std::array<uint32_t, 5> params = {detail::word(kOp, t * c), detail::word(kOp, c),
                                       detail::word(kOp, head_dim), detail::word(kOp, n_ctx),
                                       detail::word(kOp, position)};

@@ -127,7 +127,9 @@ inline void expect_loss_scaling_changes_nothing(const std::shared_ptr<gpu::Conte
       EXPECT_EQ(losses[1][step], losses[0][step]) << "step " << step;
     }
   }
-  if (!tensor_cores) EXPECT_EQ(final_params[1], final_params[0]);
+  if (!tensor_cores) {
+    EXPECT_EQ(final_params[1], final_params[0]);
+  }
 }
 
 // Two sequences in one batch (attention folded over batch × heads, positions restarting per
