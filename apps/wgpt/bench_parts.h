@@ -4,6 +4,7 @@
 // a training step run, against the device's peaks.
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -25,10 +26,25 @@ struct TrainingBench {
 };
 
 // Trains a random model of `config` on random tokens for each precision in turn (f32, then
-// mixed), a fresh model and optimizer each, and prints ms per step, tokens/s and the first step's
-// loss (the two precisions start from the same weights and batch).
+// mixed), a fresh model and optimizer each, and prints ms per step, tokens/s, the first and last
+// steps' losses and the loss band: the largest relative difference of mixed's loss from f32's at
+// any step (the two precisions start from the same weights and train on the same batch).
 void bench_training(const model::Config& config, const std::shared_ptr<gpu::Context>& context,
                     const TrainingBench& options);
+
+// How far one precision's logits [positions, vocab] are from another's.
+struct ParityReport {
+  size_t positions = 0;
+  double largest_difference = 0;  // of any logit
+  double largest_magnitude = 0;   // of the reference's logits, for scale
+  size_t argmax_equal = 0;        // positions whose largest logit is the same token in both
+};
+ParityReport logits_parity(const std::vector<float>& reference, const std::vector<float>& other,
+                           size_t vocab);
+
+// Runs a prefill of `ids` in f32 and in mixed precision and prints their logits' parity (then
+// restores the model's precision).
+void bench_parity(model::Model& model, const std::vector<uint32_t>& ids);
 
 // Prints one row per product of a ppN forward pass (prompt_tokens > 0) and of a training step on
 // train_rows positions (train_rows > 0; backward products included) for each precision: the kernel

@@ -1,4 +1,5 @@
 // `wgpt bench --train`: training steps per second at a batch, for f32 and mixed precision.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -39,8 +40,8 @@ train::Batch random_batch(size_t sequences, size_t seq_len, size_t vocab) {
 }
 
 struct StepTimes {
-  std::vector<double> seconds;
-  double first_loss = 0;
+  std::vector<double> seconds;  // the timed steps'
+  std::vector<double> losses;   // every step's mean loss, the untimed first included
 };
 
 // One untimed step, then options.steps timed ones: forward, backward and AdamW in one submit,
@@ -64,11 +65,9 @@ StepTimes time_steps(const model::Config& config, const std::shared_ptr<gpu::Con
     const std::vector<float> losses = result.token_losses.to_floats();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (step == 0) {
-      times.first_loss =
-          std::accumulate(losses.begin(), losses.end(), 0.0) / static_cast<double>(losses.size());
-      continue;
-    }
+    times.losses.push_back(std::accumulate(losses.begin(), losses.end(), 0.0) /
+                           static_cast<double>(losses.size()));
+    if (step == 0) continue;
     times.seconds.push_back(seconds);
     std::fprintf(stderr, "\rtraining (%s): step %zu/%zu",
                  precision == ops::Precision::f32 ? "f32" : "mixed", step, options.steps);
@@ -85,15 +84,26 @@ void bench_training(const model::Config& config, const std::shared_ptr<gpu::Cont
   std::printf(
       "\nTraining, batch %zu × %zu (%zu tokens per step), AdamW; one untimed step first:\n\n",
       options.batch, options.seq_len, tokens);
-  std::printf("| precision | ms/step | range ms | tokens/s | first step's loss |\n");
-  std::printf("|---|---:|---:|---:|---:|\n");
+  std::printf(
+      "| precision | ms/step | range ms | tokens/s | first step's loss | last step's loss |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|\n");
+  std::vector<double> losses[2];
   for (ops::Precision precision : {ops::Precision::f32, ops::Precision::mixed}) {
     const StepTimes times = time_steps(config, context, precision, options);
     const Spread s = spread_of(times.seconds);
-    std::printf("| %s | %.1f ± %.1f | %.1f–%.1f | %.0f | %.4f |\n",
+    std::printf("| %s | %.1f ± %.1f | %.1f–%.1f | %.0f | %.4f | %.4f |\n",
                 precision == ops::Precision::f32 ? "f32" : "mixed", 1000 * s.mean, 1000 * s.sd,
-                1000 * s.min, 1000 * s.max, static_cast<double>(tokens) / s.mean, times.first_loss);
+                1000 * s.min, 1000 * s.max, static_cast<double>(tokens) / s.mean,
+                times.losses.front(), times.losses.back());
+    losses[precision == ops::Precision::mixed] = times.losses;
   }
+  double band = 0;  // docs/precision.md's loss band: each step's loss within 1% of f32's
+  for (size_t step = 0; step < losses[0].size(); ++step) {
+    band = std::max(band, std::fabs(losses[1][step] - losses[0][step]) / losses[0][step]);
+  }
+  std::printf(
+      "\nLoss band: mixed within %.4f%% of f32 at every one of %zu steps (the contract: 1%%)\n",
+      100.0 * band, losses[0].size());
   if (!context->limits().f16_matrix.available()) {
     std::printf("\n(this device has no tensor cores: mixed precision runs the f32 kernels)\n");
   }
