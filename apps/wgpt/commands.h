@@ -18,5 +18,6 @@ void add_score_command(CLI::App& app);
 void add_council_command(CLI::App& app);
 void add_top_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
+void add_serve_bench_command(CLI::App& app);
 
 }  // namespace wgpt::cli

@@ -18,6 +18,22 @@ void add_backend_option(CLI::App& command, std::string& backend) {
   command.add_option("--backend", backend, "cpu (the reference) or gpu")
       ->check(CLI::IsMember({"cpu", "gpu"}))
       ->capture_default_str();
+  add_precision_option(command, options.precision);
+}
+
+CLI::Option* add_precision_option(CLI::App& command, std::string& value) {
+  return command
+      .add_option("--precision", value,
+                  "The GPU products: f32, or mixed (f16 operands, f32 sums) on the tensor cores "
+                  "where the device has them, f32 elsewhere (docs/precision.md)")
+      ->check(CLI::IsMember({"f32", "mixed"}))
+      ->capture_default_str();
+}
+
+ops::Precision parse_precision(const std::string& value) {
+  if (value == "f32") return ops::Precision::f32;
+  if (value == "mixed") return ops::Precision::mixed;
+  throw Error("--precision must be f32 or mixed, got '" + value + "'");
 }
 
 std::shared_ptr<gpu::Context> context_for(const std::string& backend) {
@@ -28,6 +44,7 @@ LoadedModel load_model(const ModelOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   LoadedModel loaded{model::Model::load(options.model_dir, context_for(options.backend)),
                      tokenizer::load_tokenizer(options.model_dir), 0};
+  loaded.model.set_precision(parse_precision(options.precision));
   if (loaded.tokenizer->vocab_size() > loaded.model.config().vocab_size) {
     throw Error("the tokenizer has " + std::to_string(loaded.tokenizer->vocab_size()) +
                 " tokens but the model only " + std::to_string(loaded.model.config().vocab_size));

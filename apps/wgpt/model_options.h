@@ -13,6 +13,7 @@ namespace wgpt::cli {
 struct ModelOptions {
   std::string model_dir;
   std::string backend = "gpu";  // cpu | gpu (the GPU adapter follows $WGPT_BACKEND)
+  std::string precision = "mixed";
 };
 
 void add_model_options(CLI::App& command, ModelOptions& options);
@@ -20,6 +21,11 @@ void add_model_options(CLI::App& command, ModelOptions& options);
 void add_backend_option(CLI::App& command, std::string& backend);
 // A GPU context for "gpu" (the adapter follows $WGPT_BACKEND), none for "cpu".
 std::shared_ptr<gpu::Context> context_for(const std::string& backend);
+
+// --precision f32|mixed (ops::Precision), with `default_value` and a help line that says what
+// mixed does; parse_precision reads the value back.
+CLI::Option* add_precision_option(CLI::App& command, std::string& value);
+ops::Precision parse_precision(const std::string& value);
 
 struct LoadedModel {
   model::Model model;
