@@ -12,13 +12,13 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
                   "Model directory: config.json, model.safetensors or model.fzm, tokenizer files")
       ->required();
   add_backend_option(command, options.backend);
+  add_precision_option(command, options.precision);
 }
 
 void add_backend_option(CLI::App& command, std::string& backend) {
   command.add_option("--backend", backend, "cpu (the reference) or gpu")
       ->check(CLI::IsMember({"cpu", "gpu"}))
       ->capture_default_str();
-  add_precision_option(command, options.precision);
 }
 
 CLI::Option* add_precision_option(CLI::App& command, std::string& value) {
