@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "interactive.h"
 #include "model_options.h"
 #include "prompt_options.h"
 #include "sampling_options.h"
@@ -18,6 +19,7 @@ struct GenerateCommand {
   generate::SamplingOptions sampling;
   std::vector<std::string> stop_strings;
   bool context_shift = true;
+  bool interactive = false;
   bool json = false;
   bool ignore_end_of_text = false;
 };
@@ -37,8 +39,13 @@ void print_timings(const LoadedModel& loaded, const generate::GenerateResult& re
 }
 
 void run(const GenerateCommand& command) {
+  if (command.interactive && (command.json || command.prompt.text == "-")) {
+    throw Error(
+        "-i reads the lines it continues from standard input: it takes neither --json nor "
+        "-p - (give the first text with -p TEXT or -f FILE)");
+  }
   const std::string prompt = read_prompt(command.prompt);
-  if (prompt.empty()) {
+  if (prompt.empty() && !command.interactive) {
     throw Error(
         "the prompt is empty: give some text with -p TEXT, -p - (standard input) or -f FILE");
   }
@@ -47,18 +54,19 @@ void run(const GenerateCommand& command) {
   }
   LoadedModel loaded = load_model(command.model);
   model::validate(command.sampling, loaded.model.config());
-  const std::vector<uint32_t> prompt_ids = loaded.tokenizer->encode(prompt);
-  if (prompt_ids.size() > loaded.model.config().n_ctx) {
-    throw Error("the prompt has " + std::to_string(prompt_ids.size()) +
-                " tokens, more than the model's context of " +
-                std::to_string(loaded.model.config().n_ctx));
-  }
   generate::GenerateOptions options;
   options.max_new_tokens = command.tokens;
   options.sampling = command.sampling;
   options.stop_at_end_of_text = !command.ignore_end_of_text;
   options.stop_strings = command.stop_strings;
   options.context_shift = command.context_shift;
+  if (command.interactive) return run_interactive(loaded, prompt, options);
+  const std::vector<uint32_t> prompt_ids = loaded.tokenizer->encode(prompt);
+  if (prompt_ids.size() > loaded.model.config().n_ctx) {
+    throw Error("the prompt has " + std::to_string(prompt_ids.size()) +
+                " tokens, more than the model's context of " +
+                std::to_string(loaded.model.config().n_ctx));
+  }
   generate::TextCallback stream;
   if (!command.json) {
     std::fputs(prompt.c_str(), stdout);
@@ -122,6 +130,9 @@ void add_generate_command(CLI::App& app) {
                 "When the context is full, drop its oldest half and read the newest half again "
                 "(as llama.cpp), so -n may exceed the context; --no-context-shift stops there")
       ->capture_default_str();
+  sub->add_flag("-i,--interactive", command->interactive,
+                "Type a line, the model continues the text from it (-n tokens), type the next; an "
+                "empty line ends. -p or -f gives the first text");
   sub->add_flag("--json", command->json,
                 "Print one JSON object: prompt_ids, ids (generated), text, timings");
   sub->callback([command] { run(*command); });
