@@ -14,9 +14,15 @@ struct ModelOptions {
   std::string model_dir;
   std::string backend = "auto";  // auto | gpu | cpu (backend_choice.h)
   std::string adapter;           // the WebGPU kind; empty: $WGPT_BACKEND, else auto
+  std::string precision = "mixed";
 };
 
 void add_model_options(CLI::App& command, ModelOptions& options);
+
+// --precision f32|mixed (ops::Precision), with `default_value` and a help line that says what
+// mixed does; parse_precision reads the value back.
+CLI::Option* add_precision_option(CLI::App& command, std::string& value);
+ops::Precision parse_precision(const std::string& value);
 
 struct LoadedModel {
   model::Model model;
