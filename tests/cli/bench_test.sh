@@ -23,7 +23,7 @@ grep -q "score100 top 5: repetition 1/1" "$scratch/err" || fail "no scoring prog
 "$wgpt" bench -m "$char" -p 4,8 -n 2,3 --gen-prompt 4 -r 1 -o csv >"$scratch/bench.csv" 2>"$scratch/err" ||
   fail "bench -o csv failed: $(cat "$scratch/err")"
 head -1 "$scratch/bench.csv" | grep -q '^model,params,backend,adapter,test,tokens,' || fail "csv header: $(head -1 "$scratch/bench.csv")"
-[ "$(grep -oE '"(pp|tg)[0-9]+"' "$scratch/bench.csv" | paste -sd' ')" = '"pp4" "pp8" "tg2" "tg3"' ] &&
+[ "$(grep -oE '"(pp|tg)[0-9]+[^"]*"' "$scratch/bench.csv" | paste -sd' ')" = '"pp4 mixed" "pp8 mixed" "tg2" "tg3"' ] &&
   [ "$(wc -l <"$scratch/bench.csv")" -eq 5 ] ||
   fail "csv rows: $(cat "$scratch/bench.csv")"
 # Progress written to a file is one plain line per update, no carriage returns.
