@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "backend_choice.h"
+
 namespace wgpt::cli {
 
 void add_model_options(CLI::App& command, ModelOptions& options) {
@@ -11,7 +13,15 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
       .add_option("-m,--model", options.model_dir,
                   "Model directory: config.json, model.safetensors or model.fzm, tokenizer files")
       ->required();
-  add_backend_option(command, options.backend);
+  command
+      .add_option("--backend", options.backend,
+                  "auto (the GPU, or the CPU when WebGPU offers only a software rasteriser), gpu "
+                  "or cpu (the reference)")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
+      ->capture_default_str();
+  command.add_option("--adapter", options.adapter,
+                     "The WebGPU backend: auto, vulkan, metal, d3d12 or gl (default: "
+                     "$WGPT_BACKEND, else auto)");
   add_precision_option(command, options.precision);
 }
 
@@ -42,7 +52,8 @@ std::shared_ptr<gpu::Context> context_for(const std::string& backend) {
 
 LoadedModel load_model(const ModelOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  LoadedModel loaded{model::Model::load(options.model_dir, context_for(options.backend)),
+  std::shared_ptr<gpu::Context> context = open_backend(options.backend, options.adapter);
+  LoadedModel loaded{model::Model::load(options.model_dir, context),
                      tokenizer::load_tokenizer(options.model_dir), 0};
   loaded.model.set_precision(parse_precision(options.precision));
   if (loaded.tokenizer->vocab_size() > loaded.model.config().vocab_size) {

@@ -34,13 +34,44 @@ class Utf8Stream {
   std::string pending_;
 };
 
-enum class StopReason { max_tokens, end_of_text, context_full, callback };
+// Stop strings (`wgpt generate --stop`, OpenAI's `stop`): generation ends where the text first
+// contains one of them, and the text returned ends just before it. Streaming text is released as
+// it is generated, except a tail that could still become a stop string, which is held back until
+// the next text decides.
+class StopSequences {
+ public:
+  // Each sequence non-empty UTF-8 (the caller's validation sees to that).
+  explicit StopSequences(std::vector<std::string> sequences);
+
+  // Adds generated text; returns the text now known to come before any stop sequence.
+  std::string push(std::string_view text);
+  // Whether a stop sequence has appeared (push then returned the text before it, and the rest
+  // is dropped).
+  bool matched() const { return matched_; }
+  // The held-back tail, released when the generation ends without a stop sequence.
+  std::string flush();
+
+ private:
+  // The length of the longest tail of held_ that is a proper prefix of some stop sequence.
+  size_t possible_start() const;
+
+  std::vector<std::string> sequences_;
+  std::string held_;
+  bool matched_ = false;
+};
+
+enum class StopReason { max_tokens, end_of_text, context_full, stop_string, callback };
 const char* to_string(StopReason reason);
 
 struct GenerateOptions {
   size_t max_new_tokens = 64;
   SamplingOptions sampling;
   bool stop_at_end_of_text = true;  // stop when the model emits its EOS id (if it has one)
+  // Stop where the text first contains one of these (non-empty); the text ends before it.
+  std::vector<std::string> stop_strings;
+  // When the context is full: drop its oldest half and re-prefill the newest half, then go on (as
+  // llama.cpp's context shift does); otherwise stop there (StopReason::context_full).
+  bool context_shift = false;
 };
 
 struct Timings {
@@ -55,6 +86,7 @@ struct GenerateResult {
   std::vector<uint32_t> ids;  // generated only
   std::string text;           // generated only
   StopReason stop = StopReason::max_tokens;
+  size_t context_shifts = 0;  // how often the context was full and its oldest half dropped
   Timings timings;
 };
 
@@ -90,10 +122,15 @@ class Generation {
              TextCallback on_text);
 
   bool running() const { return running_; }
-  // What the next step runs: the prompt, then the last token accepted.
+  // What the next step runs: the prompt (or after a context shift the newest half of the context),
+  // then the last token accepted.
   std::span<const uint32_t> next_ids() const;
-  // The prompt and every token accepted: the sampler's context.
-  std::vector<uint32_t> context() const;
+  // Whether the next step is a prefill (next_ids() holds more than the last token), which the
+  // fused decoder cannot run.
+  bool needs_prefill() const { return prefill_; }
+  // The tokens the model sees: the prompt and every token accepted, or after a context shift the
+  // newest half and the tokens accepted since. The sampler's context (its penalties' window).
+  std::span<const uint32_t> context() const { return context_; }
   // Tokens the run may still generate.
   size_t remaining() const { return options_.max_new_tokens - result_.ids.size(); }
   model::KvCache& cache() { return cache_; }
@@ -107,22 +144,31 @@ class Generation {
   // step from its merged logits) in place of sample(); the first such call closes the prompt's
   // timing too.
   uint32_t chosen_elsewhere(uint32_t token);
-  // Appends the token and streams its text; stops at the end-of-text token, the token limit, a
-  // full context, or when the text callback says so.
+  // Appends the token and streams its text; stops at the end-of-text token, a stop string, the
+  // token limit, a full context (or shifts it: GenerateOptions::context_shift; a loop that keeps
+  // its own caches then starts them afresh at the next prefill), or when the text callback says
+  // so.
   void accept(uint32_t token);
   void stop(StopReason reason);
   // Flushes the text stream and closes the timings.
   GenerateResult finish();
 
  private:
-  bool emit(const std::string& text);
+  // Passes text through the stop strings to the result and the callback; false to stop.
+  bool emit(std::string_view text);
+  bool deliver(const std::string& text);
   void count_step();
+  // Drops the oldest half of the context; the next step re-prefills the rest.
+  void shift_context();
 
   const model::Config& config_;
   const tokenizer::Tokenizer& tokenizer_;
   GenerateOptions options_;
   TextCallback on_text_;
   Utf8Stream stream_;
+  StopSequences stop_strings_;
+  std::vector<uint32_t> context_;
+  bool prefill_ = true;
   model::KvCache cache_;
   GenerateResult result_;
   bool running_ = true;

@@ -23,8 +23,14 @@ struct AsyncRun {
   StepCallback on_step;
 };
 
+// After a context shift the run prefills its newest half again: the experts' caches start afresh.
+void follow_shift(Council& council, const generate::Generation& run) {
+  if (run.needs_prefill() && run.steps() > 0) council.reset();
+}
+
 void run_next_step(const std::shared_ptr<AsyncRun>& state, generate::StepDone step_done) {
   generate::Generation& run = state->run;
+  follow_shift(state->council, run);
   state->council.step_async(run.next_ids(), state->sampling, state->top_n,
                             [state, step_done](Result<Step> step) {
                               try {
@@ -45,6 +51,7 @@ generate::GenerateResult generate(Council& council, const tokenizer::Tokenizer& 
   generate::Generation run(council.config(), tokenizer, prompt_ids, options.generate, on_text);
   council.reset();
   while (run.running()) {
+    follow_shift(council, run);
     take_step(run, council.step(run.next_ids(), options.generate.sampling, options.top_n), on_step);
   }
   return run.finish();

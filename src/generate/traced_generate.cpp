@@ -50,7 +50,7 @@ void on_step(Result<Step> step, const StepDone& step_done, Take take) {
 
 void trace_next_step(const std::shared_ptr<AsyncRun>& state, StepDone step_done) {
   Generation& run = state->run;
-  if (run.steps() > 0 && state->decoder) {  // decode steps, the token chosen on the GPU
+  if (!run.needs_prefill() && state->decoder) {  // decode steps, the token chosen on the GPU
     state->decoder->step_chosen_async(
         run.context(), state->probe.top_n,
         [state, step_done](Result<model::Decoder::ChosenStep> step) {

@@ -225,5 +225,26 @@ TEST(Council, GenerateSamplesAsTheDefinitionStreamsAndStopsAtTheContext) {
   EXPECT_EQ(result.text, streamed);
 }
 
+// With context_shift the run goes on past the context: the experts' caches start afresh from the
+// newest half, and the sampling's context is the run's.
+TEST(Council, GenerateShiftsTheContextWhenAsked) {
+  std::vector<council::Expert> experts;
+  experts.push_back({"a", model::Model::random(tiny_config(), 1)});
+  experts.push_back({"b", model::Model::random(tiny_config(), 1)});
+  council::Council council(std::move(experts));
+  auto tokenizer = tokenizer::CharTokenizer::from_json(
+      R"({"a":0,"b":1,"c":2,"d":3,"e":4,"f":5,"g":6,"h":7,"i":8,"j":9,"k":10})");
+  council::CouncilOptions options;
+  options.generate.max_new_tokens = 30;
+  options.generate.context_shift = true;
+  options.generate.sampling = {.top_k = 4, .seed = 3};
+  const generate::GenerateResult result =
+      council::generate(council, *tokenizer, tokenizer->encode("abc"), options, {});
+  EXPECT_EQ(result.stop, generate::StopReason::max_tokens);
+  EXPECT_EQ(result.ids.size(), 30u);
+  EXPECT_GT(result.context_shifts, 0u);
+  EXPECT_LE(council.length(), 12u);
+}
+
 }  // namespace
 }  // namespace wgpt::test
