@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
 
 #include "ops/op_support.h"
 
@@ -76,25 +77,61 @@ float gelu_tanh(float x) {
   return 0.5f * x * (1.0f + std::tanh(u));
 }
 
+// The CPU's blocks of sums: kCpuRows output rows by kCpuCols columns, held while k is walked once.
+// Small enough for the first-level cache, wide enough for the vector units.
+constexpr size_t kCpuRows = 4;
+constexpr size_t kCpuCols = 64;
+
+// The definition: each output element's sum runs over kk = 0 … k − 1 in order, in double (every
+// product of two floats is exact there). The loops run in blocks of kCpuRows × kCpuCols sums, each
+// step of kk adding a row of B's block — read contiguously, a transposed B's block copied out first
+// — to every sum of the block: this changes how many sums are in flight, not any sum, so the result
+// is the same bit for bit as one element at a time, many times faster than walking B by columns.
 void gemm_cpu(const Gemm& g, std::span<const float> a, std::span<const float> b,
               const GemmEpilogue& epilogue, std::span<float> out) {
   const float* bias = epilogue.bias ? epilogue.bias->floats().data() : nullptr;
   const float* residual = epilogue.residual ? epilogue.residual->floats().data() : nullptr;
+  std::vector<float> b_block;  // a transposed B's columns [col0, col0 + cols), as [k][cols]
+  std::array<double, kCpuRows * kCpuCols> sums;
   for (size_t batch = 0; batch < g.batch; ++batch) {
     const float* a_batch = a.data() + batch * g.a_batch_stride;
     const float* b_batch = b.data() + batch * g.b_batch_stride;
-    for (size_t row = 0; row < g.m; ++row) {
-      for (size_t col = 0; col < g.n; ++col) {
-        double sum = 0.0;
-        for (size_t kk = 0; kk < g.k; ++kk) {
-          float a_value = g.trans_a ? a_batch[kk * g.m + row] : a_batch[row * g.k + kk];
-          float b_value = g.trans_b ? b_batch[col * g.k + kk] : b_batch[kk * g.n + col];
-          sum += static_cast<double>(a_value) * b_value;
+    for (size_t col0 = 0; col0 < g.n; col0 += kCpuCols) {
+      const size_t cols = std::min(kCpuCols, g.n - col0);
+      const float* b_rows = b_batch + col0;  // B's row kk of the block at b_rows + kk · b_stride
+      size_t b_stride = g.n;
+      if (g.trans_b) {
+        b_block.resize(g.k * cols);
+        for (size_t col = 0; col < cols; ++col) {
+          for (size_t kk = 0; kk < g.k; ++kk)
+            b_block[kk * cols + col] = b_batch[(col0 + col) * g.k + kk];
         }
-        float value = static_cast<float>(sum) * g.scale + (bias ? bias[col] : 0.0f);
-        if (epilogue.gelu) value = gelu_tanh(value);
-        const size_t at = (batch * g.m + row) * g.out_row_stride + g.out_col_offset + col;
-        out[at] = value + (residual ? residual[at] : 0.0f);
+        b_rows = b_block.data();
+        b_stride = cols;
+      }
+      for (size_t row0 = 0; row0 < g.m; row0 += kCpuRows) {
+        const size_t rows = std::min(kCpuRows, g.m - row0);
+        sums.fill(0.0);
+        for (size_t kk = 0; kk < g.k; ++kk) {
+          const float* b_row = b_rows + kk * b_stride;
+          for (size_t r = 0; r < rows; ++r) {
+            const size_t row = row0 + r;
+            const double a_value = g.trans_a ? a_batch[kk * g.m + row] : a_batch[row * g.k + kk];
+            double* row_sums = sums.data() + r * kCpuCols;
+            for (size_t col = 0; col < cols; ++col) row_sums[col] += a_value * b_row[col];
+          }
+        }
+        for (size_t r = 0; r < rows; ++r) {
+          for (size_t col = 0; col < cols; ++col) {
+            const size_t n_col = col0 + col;
+            float value = static_cast<float>(sums[r * kCpuCols + col]) * g.scale +
+                          (bias ? bias[n_col] : 0.0f);
+            if (epilogue.gelu) value = gelu_tanh(value);
+            const size_t at =
+                (batch * g.m + row0 + r) * g.out_row_stride + g.out_col_offset + n_col;
+            out[at] = value + (residual ? residual[at] : 0.0f);
+          }
+        }
       }
     }
   }
