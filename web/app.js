@@ -33,7 +33,7 @@ const tokens = new TokenStrip($('tokens'), showToken);
 const councilView = new CouncilView($('council-view'), {
   getWgpt: () => wgpt, url: params.get('council') || 'council/',
 });
-const surpriseView = new SurpriseView($('surprise-view'));
+const surpriseView = new SurpriseView($('surprise-view'), { modelFiles: () => fetchModel(modelUrl) });
 const VIEWS = ['generate', 'council', 'surprise'];
 
 function showView() {

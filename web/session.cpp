@@ -12,7 +12,9 @@ Session& session() {
 }
 
 void check_ready(bool needs_model) {
-  if (!session().context) throw Error("the GPU device is not ready: call init() first");
+  if (!session().context && !session().cpu) {
+    throw Error("the GPU device is not ready: call init() first");
+  }
   if (needs_model && !session().model) throw Error("no model is loaded: call loadModel() first");
   if (session().busy) throw Error("a run is in progress: stop it or wait for it to finish");
 }

@@ -1,7 +1,7 @@
 #pragma once
 // What the browser API's entry points share (web/wasm_api.cpp for the model, web/council_api.cpp
-// for the council): the one WebGPU device, what is loaded on it, the one-run-at-a-time rule, and
-// how results and errors reach JavaScript.
+// for the council): the one WebGPU device (or the CPU backend instead), what is loaded on it, the
+// one-run-at-a-time rule, and how results and errors reach JavaScript.
 
 #include <emscripten/val.h>
 
@@ -21,6 +21,7 @@ using emscripten::val;
 
 struct Session {
   std::shared_ptr<gpu::Context> context;
+  bool cpu = false;  // the CPU backend, without a device (initCpu)
   std::unique_ptr<model::Model> model;
   std::unique_ptr<tokenizer::Tokenizer> tokenizer;
   size_t weight_bytes = 0;
@@ -44,7 +45,8 @@ void settle(val& done, Result<T>& result, ToJs to_js) {
   }
 }
 
-// Throws unless the device is ready, nothing runs, and (for a run) what it needs is loaded.
+// Throws unless the device (or the CPU backend) is ready, nothing runs, and (for a run) what it
+// needs is loaded.
 void check_ready(bool needs_model);
 
 // Marks the session busy for one asynchronous run, and frees it if the run never started.

@@ -5,6 +5,8 @@
 // expected instead; selecting part of the text scores the selection on its own; typing rescores
 // the text after a short pause.
 import { quote, visible } from './attention.js';
+import { adapterName } from './cost.js';
+import { CpuScorer } from './cpu_scorer.js';
 import { fillBars } from './shortlist.js';
 
 const K = 8;               // alternatives per token
@@ -33,6 +35,7 @@ const MARKUP = `
     <div class="buttons"><button id="surprise-replay" type="button" disabled>Read it again</button></div>
     <p id="surprise-status" class="status" role="status" aria-live="polite" data-state="idle">
       Waiting for the model.</p>
+    <p id="surprise-backend" class="help"></p>
   </section>
   <section aria-labelledby="surprise-title">
     <h2 id="surprise-title">How surprising each token was</h2>
@@ -69,20 +72,21 @@ export function settleTime(bits) {
 
 const isBlank = (text) => text.trim() === '';
 
-// Scores one text at a time through the page's one model: a request made while another runs
-// waits for it, and only the newest waiting request runs; callers of superseded requests get null.
+// Scores one text at a time through one scorer (the page's model, or the CPU worker's): a request
+// made while another runs waits for it, and only the newest waiting request runs; callers of
+// superseded requests get null. onWindow(done, total) follows a request's windows.
 class LatestScorer {
-  #wgpt;
+  #scorer;
   #running = null;
-  #waiting = null;  // {text, resolve}
+  #waiting = null;  // {text, onWindow, resolve}
 
-  constructor(wgpt) {
-    this.#wgpt = wgpt;
+  constructor(scorer) {
+    this.#scorer = scorer;
   }
 
-  score(text) {
+  score(text, onWindow = null) {
     this.#waiting?.resolve(null);
-    const request = new Promise((resolve) => { this.#waiting = { text, resolve }; });
+    const request = new Promise((resolve) => { this.#waiting = { text, onWindow, resolve }; });
     if (!this.#running) this.#next();
     return request;
   }
@@ -92,7 +96,7 @@ class LatestScorer {
     this.#waiting = null;
     if (!job) return;
     const started = performance.now();
-    this.#running = this.#wgpt.score(job.text, K)
+    this.#running = this.#scorer.score(job.text, K, job.onWindow)
       .then((scored) => ({ scored, ms: performance.now() - started }), (error) => ({ error }));
     const outcome = await this.#running;
     this.#running = null;
@@ -197,9 +201,13 @@ export class SurpriseView {
   #inputTimer = 0;
   #selectionTimer = 0;
   #wgpt = null;
+  #modelFiles;
+  #where = '';  // where scoring runs, for the statistics
 
-  constructor(root) {
+  // modelFiles(): a promise of fetchModel()'s result, for a CPU worker's own copy of the model.
+  constructor(root, { modelFiles }) {
     this.#root = root;
+    this.#modelFiles = modelFiles;
     root.innerHTML = MARKUP;
     this.#$ = (id) => root.querySelector(`#${id}`);
     this.#main = new ScoredText(this.#$('surprise-text'));
@@ -213,9 +221,25 @@ export class SurpriseView {
   show(wgpt) {
     if (this.#scorer) return;
     this.#wgpt = wgpt;
-    this.#scorer = new LatestScorer(wgpt);
+    this.#scorer = new LatestScorer(this.#chooseScorer(wgpt.info().adapter));
     if (!this.#$('surprise-input').value) this.#$('surprise-input').value = PASSAGES[0].text;
     this.#scoreInput();
+  }
+
+  // The page's model on the GPU, unless the adapter is a software rasteriser: that runs the
+  // model slower than the CPU reference does, so the text is scored on the CPU, in a worker.
+  #chooseScorer(adapter) {
+    const note = this.#$('surprise-backend');
+    if (!adapter?.isCpu || typeof Worker === 'undefined') {
+      this.#where = 'on the GPU';
+      note.textContent = `Scored on the GPU: ${adapterName(adapter)}.`;
+      return this.#wgpt;
+    }
+    this.#where = 'on the CPU';
+    note.textContent = `Scored on the CPU backend (WebAssembly, in a worker) rather than through ` +
+      `WebGPU: this browser's adapter, ${adapterName(adapter)}, runs the model slower than the ` +
+      `CPU backend does.`;
+    return new CpuScorer(this.#modelFiles());
   }
 
   #status(text, state) {
@@ -294,8 +318,11 @@ export class SurpriseView {
       this.#status('Type at least two characters: the first has nothing before it to predict it.', 'ready');
       return;
     }
-    this.#status(`Scoring ${[...text].length} characters…`, 'running');
-    const outcome = await this.#scorer.score(text);
+    const scoring = `Scoring ${[...text].length} characters ${this.#where}`;
+    this.#status(`${scoring}…`, 'running');
+    const outcome = await this.#scorer.score(text, (done, total) => {
+      if (total > 1) this.#status(`${scoring}: window ${done} of ${total}…`, 'running');
+    });
     if (!outcome) return;  // a newer text replaced this one
     if (outcome.error) {
       this.#status(outcome.error.message, 'error');
@@ -310,7 +337,8 @@ export class SurpriseView {
     const bitsPerCharacter = (scored.meanBits * (scored.tokens.length - 1)) / Math.max(1, characters - 1);
     this.#$('surprise-stats').textContent = `${characters} characters in ${scored.tokens.length} ` +
       `tokens: ${scored.meanBits.toFixed(2)} bits per token, ${bitsPerCharacter.toFixed(2)} per ` +
-      `character (perplexity ${scored.perplexity.toFixed(1)}), scored in ${Math.round(ms)} ms.`;
+      `character (perplexity ${scored.perplexity.toFixed(1)}), scored in ${Math.round(ms)} ms ` +
+      `${this.#where}.`;
     this.#status('Scored.', 'done');
   }
 

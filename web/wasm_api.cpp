@@ -44,6 +44,10 @@ val info() {
 }
 
 void init(val done) {
+  if (session().cpu) {
+    done(std::string("this module runs on the CPU backend (initCpu): it takes no WebGPU device"));
+    return;
+  }
   if (session().context) {
     done(val::null(), info());
     return;
@@ -54,6 +58,15 @@ void init(val done) {
       return info();
     });
   });
+}
+
+// The CPU backend instead of a WebGPU device, for work off the page's thread (a worker has no
+// need of the device for scoring, and a software adapter is slower than the CPU reference).
+val init_cpu() {
+  Session& s = session();
+  if (s.context) return error_value("this module already has a WebGPU device");
+  s.cpu = true;
+  return info();
 }
 
 // weights: a Uint8Array of model.safetensors or model.fzm (told apart by content).
@@ -130,15 +143,22 @@ void generate(std::string prompt, val options, val on_text, val on_trace, val do
 
 void stop() { session().stop_requested = true; }
 
-// done(error, {tokens: [{id, text, bits, alternatives}], meanBits, perplexity}).
-void score(std::string text, double k, val done) {
+// done(error, {tokens: [{id, text, bits, alternatives}], meanBits, perplexity}); on_window(done,
+// total) after each window unless null.
+void score(std::string text, double k, val on_window, val done) {
   try {
     check_ready(true);
     Session& s = session();
     RunGuard guard;
     std::vector<uint32_t> ids = s.tokenizer->encode(text);
     guard.started();
-    model::surprisal_async(*s.model, std::move(ids), {.top_k = static_cast<size_t>(k)},
+    model::SurprisalOptions options{.top_k = static_cast<size_t>(k)};
+    if (!on_window.isNull()) {
+      options.on_window = [on_window](size_t done, size_t total) mutable {
+        on_window(done, total);
+      };
+    }
+    model::surprisal_async(*s.model, std::move(ids), std::move(options),
                            [done](Result<model::Surprisal> result) mutable {
                              session().busy = false;
                              settle(done, result, [](const model::Surprisal& surprisal) {
@@ -156,6 +176,7 @@ void score(std::string text, double k, val done) {
 EMSCRIPTEN_BINDINGS(wgpt) {
   using namespace wgpt::web;
   emscripten::function("init", &init);
+  emscripten::function("initCpu", &init_cpu);
   emscripten::function("info", &info);
   emscripten::function("loadModel", &load_model);
   emscripten::function("tokenize", &tokenize);

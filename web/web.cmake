@@ -26,7 +26,7 @@ target_link_libraries(wgpt_wasm PRIVATE wgpt_core wgpt_json)
 target_link_options(wgpt_wasm PRIVATE
   -lembind -fexceptions --no-entry
   "SHELL:-s MODULARIZE=1" "SHELL:-s EXPORT_ES6=1" "SHELL:-s EXPORT_NAME=createWgptModule"
-  "SHELL:-s ENVIRONMENT=web" "SHELL:-s ALLOW_MEMORY_GROWTH=1" "SHELL:-s INITIAL_MEMORY=33554432"
+  "SHELL:-s ENVIRONMENT=web,worker" "SHELL:-s ALLOW_MEMORY_GROWTH=1" "SHELL:-s INITIAL_MEMORY=33554432"
   "SHELL:-s EXPORTED_FUNCTIONS=_malloc,_free"
   $<$<CONFIG:Release>:-O3>)
 set_target_properties(wgpt_wasm PROPERTIES SUFFIX ".js" RUNTIME_OUTPUT_DIRECTORY "${WGPT_WEB_SITE}")

@@ -144,9 +144,10 @@ class Wgpt {
 
   // How surprising each token of `text` is: {tokens: [{id, text, bits, alternatives: [{id, text,
   // p}]}], meanBits, perplexity}; the first token has no prediction (bits null). A text longer
-  // than the model's context is scored in windows half a context apart (as `wgpt score`).
-  score(text, k = 5) {
-    return settle((done) => this.#module.score(text, k, done));
+  // than the model's context is scored in windows half a context apart (as `wgpt score`);
+  // onWindow(done, total) follows them.
+  score(text, k = 5, onWindow = null) {
+    return settle((done) => this.#module.score(text, k, onWindow, done));
   }
 
   // Loads a council — experts that share one token table, merged in hidden space — beside the
@@ -197,6 +198,15 @@ class Wgpt {
       signal?.removeEventListener('abort', abort);
     }
   }
+}
+
+// Loads the WebAssembly module on the CPU backend (the reference, no WebGPU device): for a
+// worker, where a long run blocks nothing, and for adapters slower than it. A call's work then runs
+// before the call returns, holding its thread.
+export async function createWgptOnCpu() {
+  const module = await createWgptModule();
+  unwrap(module.initCpu());
+  return new Wgpt(module);
 }
 
 // Loads the WebAssembly module and opens a WebGPU device. onDeviceLost(message) is called if the

@@ -181,6 +181,8 @@ const checks = {
     expect(stats.startsWith('2000 characters'), `odd statistics: ${stats}`);
     expect(stall < 400, `the page stalled for ${Math.round(stall)} ms`);
     console.log(`longest main-thread stall while scoring and drawing 2,000 characters: ${Math.round(stall)} ms`);
+    console.log(await page.locator('#surprise-backend').textContent());
+    console.log(stats);
     await screenshot(page, 'surprise', 'surprise-long');
     return session;
   },
