@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "ops/gemm.h"
+#include "test_support.h"
 #include "wgpt/ops.h"
 
 namespace wgpt {
@@ -76,6 +78,68 @@ TEST(OpsMatmul, TransposedChunksFillTheirColumns) {
   EXPECT_EQ(c.shape(), (Shape{2, 3}));
   EXPECT_EQ(c.to_floats(), (std::vector<float>{2, 4, 12, 8, 10, 30}));
   EXPECT_THROW(ops::matmul_transposed_chunks(a23(), {Tensor::zeros({2, 2})}), Error);
+}
+
+// The definition of detail::gemm, one output element at a time: its sum over k in order, in
+// double, then the scale, bias, GELU and residual.
+std::vector<float> gemm_by_element(const ops::detail::Gemm& g, const std::vector<float>& a,
+                                   const std::vector<float>& b, const std::vector<float>& bias,
+                                   const std::vector<float>& residual, std::vector<float> out) {
+  for (size_t batch = 0; batch < g.batch; ++batch) {
+    for (size_t row = 0; row < g.m; ++row) {
+      for (size_t col = 0; col < g.n; ++col) {
+        double sum = 0.0;
+        for (size_t kk = 0; kk < g.k; ++kk) {
+          const float a_value = g.trans_a ? a[batch * g.a_batch_stride + kk * g.m + row]
+                                          : a[batch * g.a_batch_stride + row * g.k + kk];
+          const float b_value = g.trans_b ? b[batch * g.b_batch_stride + col * g.k + kk]
+                                          : b[batch * g.b_batch_stride + kk * g.n + col];
+          sum += static_cast<double>(a_value) * b_value;
+        }
+        float value = static_cast<float>(sum) * g.scale + bias[col];
+        const float u = 0.7978845608028654f * (value + 0.044715f * value * value * value);
+        value = 0.5f * value * (1.0f + std::tanh(u));
+        const size_t at = (batch * g.m + row) * g.out_row_stride + g.out_col_offset + col;
+        out[at] = value + residual[at];
+      }
+    }
+  }
+  return out;
+}
+
+// The CPU product runs in tiles and column blocks (for speed) but must stay the definition bit for
+// bit: odd sizes that leave partial tiles and blocks, every transpose, strided batches, a column
+// block of a wider output, and the whole epilogue.
+TEST(OpsMatmul, CpuProductIsTheDefinitionBitForBit) {
+  for (bool trans_a : {false, true}) {
+    for (bool trans_b : {false, true}) {
+      const ops::detail::Gemm g{.batch = 3,
+                                .m = 9,
+                                .k = 37,
+                                .n = 70,
+                                .a_batch_stride = 9 * 37 + 5,
+                                .b_batch_stride = 37 * 70 + 3,
+                                .trans_a = trans_a,
+                                .trans_b = trans_b,
+                                .scale = 0.37f,
+                                .out_col_offset = 2,
+                                .out_row_stride = 75};
+      const std::vector<float> a = test::random_floats(2 * g.a_batch_stride + 9 * 37, 1);
+      const std::vector<float> b = test::random_floats(2 * g.b_batch_stride + 37 * 70, 2);
+      const std::vector<float> bias = test::random_floats(70, 3);
+      const std::vector<float> residual = test::random_floats(3 * 9 * 75, 4);
+      const std::vector<float> before = test::random_floats(3 * 9 * 75, 5);
+      const Tensor out = Tensor::from_floats(before, {3 * 9 * 75});
+      ops::detail::gemm("test", g, Tensor::from_floats(a, {a.size()}),
+                        Tensor::from_floats(b, {b.size()}),
+                        {.bias = Tensor::from_floats(bias, {70}),
+                         .gelu = true,
+                         .residual = Tensor::from_floats(residual, {residual.size()})},
+                        out);
+      EXPECT_EQ(out.to_floats(), gemm_by_element(g, a, b, bias, residual, before))
+          << "trans_a " << trans_a << ", trans_b " << trans_b;
+    }
+  }
 }
 
 // Devices as gemm_kernel sees them: storage bindings start at multiples of 256 bytes (WebGPU's
