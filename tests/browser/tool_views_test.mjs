@@ -110,6 +110,12 @@ const checks = {
     expect(spans > 100, `only ${spans} tokens`);
     const stats = await page.locator('#surprise-stats').textContent();
     expect(/bits per token/.test(stats) && /scored in \d+ ms/.test(stats), `no statistics: ${stats}`);
+    // Where it was scored, said: the CPU backend in a worker when the adapter is a software one.
+    const where = await page.locator('#surprise-backend').textContent();
+    const software = /software: runs on the CPU/.test(where);
+    expect(software ? where.startsWith('Scored on the CPU backend') && stats.endsWith('on the CPU.')
+                    : where.startsWith('Scored on the GPU') && stats.endsWith('on the GPU.'),
+           `odd note on where the text was scored: ${where} / ${stats}`);
     // Read it again: some tokens flicker, then all settle with their colours.
     await page.click('#surprise-replay');
     await page.waitForFunction(() => document.querySelectorAll('#surprise-text .tok-spin').length > 0,
