@@ -134,7 +134,8 @@ class ScoredText {
   }
 
   // Unsettled tokens flicker through their own alternatives (blank ones left out, the rest
-  // renormalised), sampled by probability, until each settles at settleTime(bits).
+  // renormalised), sampled by probability, until each settles at settleTime(bits). Their first
+  // swaps are spread over the first SWAP_MS[0], so that a long text's frames share the work.
   replay() {
     cancelAnimationFrame(this.#frame);
     const reduced = matchMedia('(prefers-reduced-motion: reduce)').matches;
@@ -146,7 +147,7 @@ class ScoredText {
         this.#settle(index);
       } else {
         const total = choices.reduce((sum, a) => sum + a.p, 0);
-        active.push({ index, settleAt, choices, total, nextSwap: 0 });
+        active.push({ index, settleAt, choices, total, nextSwap: Math.random() * SWAP_MS[0] });
         this.#spans[index].classList.add('tok-spin');
       }
     });
@@ -163,10 +164,10 @@ class ScoredText {
           continue;
         }
         remaining += 1;
-        if (now < entry.nextSwap) continue;
+        if (elapsed < entry.nextSwap) continue;  // in ms from the start, as settleAt
         this.#spans[entry.index].textContent = this.#sample(entry);
         const progress = elapsed / entry.settleAt;
-        entry.nextSwap = now + SWAP_MS[0] + (SWAP_MS[1] - SWAP_MS[0]) * progress;
+        entry.nextSwap = elapsed + SWAP_MS[0] + (SWAP_MS[1] - SWAP_MS[0]) * progress;
       }
       if (remaining > 0) this.#frame = requestAnimationFrame(tick);
     };
