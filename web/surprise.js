@@ -111,6 +111,7 @@ class ScoredText {
   #tokens = [];
   #spans = [];
   #frame = 0;
+  #turn = 0;  // the task turn before the next frame
 
   constructor(element) {
     this.#element = element;
@@ -138,6 +139,7 @@ class ScoredText {
   // swaps are spread over the first SWAP_MS[0], so that a long text's frames share the work.
   replay() {
     cancelAnimationFrame(this.#frame);
+    clearTimeout(this.#turn);
     const reduced = matchMedia('(prefers-reduced-motion: reduce)').matches;
     const active = [];
     this.#tokens.forEach((token, index) => {
@@ -169,7 +171,11 @@ class ScoredText {
         const progress = elapsed / entry.settleAt;
         entry.nextSwap = elapsed + SWAP_MS[0] + (SWAP_MS[1] - SWAP_MS[0]) * progress;
       }
-      if (remaining > 0) this.#frame = requestAnimationFrame(tick);
+      // A task turn between frames: where a frame of a long text outlasts its budget (a slow or
+      // busy machine), frames back to back would starve the page's other work.
+      if (remaining > 0) {
+        this.#turn = setTimeout(() => { this.#frame = requestAnimationFrame(tick); }, 0);
+      }
     };
     this.#frame = requestAnimationFrame(tick);
   }
