@@ -43,7 +43,7 @@ const MARKUP = `
     <ul id="council-legend" class="council-legend" aria-label="Experts and their colours"></ul>
     <div id="council-out" class="tokens council-out" tabindex="0" role="listbox"
          aria-label="Characters: use the arrow keys to inspect one" aria-activedescendant=""></div>
-    <div class="heatmap-frame"><canvas id="council-weights" height="${STRIP_HEIGHT}" role="img"
+    <div class="council-strip"><canvas id="council-weights" height="${STRIP_HEIGHT}" role="img"
          aria-label="The router's weights per character"></canvas></div>
     <p class="caption">Each column: one character, split by the experts' weights.</p>
   </section>
