@@ -91,6 +91,17 @@ void add_serve_command(CLI::App& app) {
                   "Sequences decoded together, each with its own KV cache (slots)")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
+  sub->add_option("--engine", options.engine,
+                  "How the slots decode: batched (one GPU step for all of them, each row attending "
+                  "to its own KV cache), sequential (one slot after another on the B = 1 decode "
+                  "path), or auto (batched where the model runs on the GPU, else sequential)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, serve::EngineChoice>{
+              {"auto", serve::EngineChoice::automatic},
+              {"batched", serve::EngineChoice::batched},
+              {"sequential", serve::EngineChoice::sequential}},
+          CLI::ignore_case))
+      ->default_str("auto");
   sub->add_option("--queue", options.queue,
                   "Sequences that may wait for a free slot; beyond them requests get 429")
       ->check(CLI::Range(0, 100000))

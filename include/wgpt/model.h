@@ -77,6 +77,7 @@ class KvCache {
  private:
   friend class Model;
   friend class Decoder;
+  friend class BatchDecoder;
   std::vector<Tensor> keys, values;
   size_t length_ = 0;
 };

@@ -10,8 +10,7 @@ namespace {
 
 constexpr std::string_view kOp = "embedding";
 
-void validate(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Tensor& wpe,
-              size_t pos_offset) {
+void validate_tables(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Tensor& wpe) {
   detail::require_dtype(kOp, "ids", ids, DType::u32);
   detail::require_rank(kOp, "ids", ids, 1);
   detail::require_dtype(kOp, "wpe", wpe, DType::f32);
@@ -25,15 +24,31 @@ void validate(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Te
                    "wte " + chunk.describe() + " and wpe " + wpe.describe() + " differ in width");
     }
   }
+}
+
+void validate(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Tensor& wpe,
+              size_t pos_offset) {
+  validate_tables(ids, wte_chunks, wpe);
   if (pos_offset + ids.numel() > wpe.dim(0)) {
     detail::fail(kOp, std::to_string(ids.numel()) + " tokens at position " +
                           std::to_string(pos_offset) + " run past wpe " + wpe.describe());
   }
 }
 
+void validate(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Tensor& wpe,
+              const Tensor& positions) {
+  validate_tables(ids, wte_chunks, wpe);
+  detail::require_dtype(kOp, "positions", positions, DType::u32);
+  if (positions.shape() != ids.shape()) {
+    detail::fail(kOp, "positions " + positions.describe() + " and ids " + ids.describe() +
+                          " differ in shape");
+  }
+}
+
+// Row `token` takes position positions[token], or pos_offset + token without `positions`.
 void embedding_cpu(std::span<const uint32_t> ids, const std::vector<Tensor>& wte_chunks,
-                   std::span<const float> wpe, size_t pos_offset, size_t cols,
-                   std::span<float> out) {
+                   std::span<const float> wpe, size_t pos_offset,
+                   std::span<const uint32_t> positions, size_t cols, std::span<float> out) {
   for (size_t token = 0; token < ids.size(); ++token) {
     size_t row = ids[token];
     auto chunk = wte_chunks.begin();
@@ -42,30 +57,58 @@ void embedding_cpu(std::span<const uint32_t> ids, const std::vector<Tensor>& wte
       detail::fail(kOp, "token id " + std::to_string(ids[token]) + " is past the token table");
     }
     auto table_row = chunk->floats().subspan(row * cols, cols);
+    const size_t position = positions.empty() ? pos_offset + token : positions[token];
+    if ((position + 1) * cols > wpe.size()) {
+      detail::fail(kOp, "position " + std::to_string(position) + " is past the position table");
+    }
     for (size_t c = 0; c < cols; ++c) {
-      out[token * cols + c] = table_row[c] + wpe[(pos_offset + token) * cols + c];
+      out[token * cols + c] = table_row[c] + wpe[position * cols + c];
     }
   }
 }
 
-// One dispatch per chunk, each writing the tokens whose ids fall in its rows.
+// One dispatch per chunk, each writing the tokens whose ids fall in its rows. Without per-row
+// `positions` the kernel's positions binding gets the ids, which it then never reads.
 void embedding_gpu(gpu::Context& context, const Tensor& ids, const std::vector<Tensor>& wte_chunks,
-                   const Tensor& wpe, size_t pos_offset, const Tensor& out) {
+                   const Tensor& wpe, size_t pos_offset, const Tensor* positions,
+                   const Tensor& out) {
   gpu::Scope scope(context);
   size_t row_start = 0;
   for (size_t i = 0; i < wte_chunks.size(); ++i) {
     size_t row_end = row_start + wte_chunks[i].dim(0);
-    std::array<uint32_t, 7> params = {detail::word(kOp, out.numel()),
+    std::array<uint32_t, 8> params = {detail::word(kOp, out.numel()),
                                       detail::word(kOp, out.dim(1)),
                                       detail::word(kOp, pos_offset),
                                       detail::word(kOp, row_start),
                                       detail::word(kOp, row_end),
                                       i + 1 == wte_chunks.size() ? 1u : 0u,
+                                      positions ? 1u : 0u,
                                       detail::float_word(std::numeric_limits<float>::quiet_NaN())};
-    context.dispatch(kOp, params, detail::Bindings(kOp, {ids, wte_chunks[i], wpe}, {out}).ranges(),
-                     detail::linear_grid(kOp, context, out.numel()));
+    context.dispatch(
+        kOp, params,
+        detail::Bindings(kOp, {ids, wte_chunks[i], wpe, positions ? *positions : ids}, {out})
+            .ranges(),
+        detail::linear_grid(kOp, context, out.numel()));
     row_start = row_end;
   }
+}
+
+// Validated: the rows at pos_offset + i, or at positions[i] when `positions` is given.
+Tensor embed(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Tensor& wpe,
+             size_t pos_offset, const Tensor* positions) {
+  std::vector<const Tensor*> tensors = {&ids, &wpe};
+  if (positions) tensors.push_back(positions);
+  for (const Tensor& chunk : wte_chunks) tensors.push_back(&chunk);
+  const auto& context = detail::common_context(kOp, tensors);
+  size_t cols = wpe.dim(1);
+  Tensor out = detail::new_output(ids, {ids.numel(), cols});
+  if (!context) {
+    embedding_cpu(ids.u32s(), wte_chunks, wpe.floats(), pos_offset,
+                  positions ? positions->u32s() : std::span<const uint32_t>(), cols, out.floats());
+  } else if (out.numel() > 0) {
+    embedding_gpu(*context, ids, wte_chunks, wpe, pos_offset, positions, out);
+  }
+  return out;
 }
 
 }  // namespace
@@ -73,17 +116,13 @@ void embedding_gpu(gpu::Context& context, const Tensor& ids, const std::vector<T
 Tensor embedding(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Tensor& wpe,
                  size_t pos_offset) {
   validate(ids, wte_chunks, wpe, pos_offset);
-  std::vector<const Tensor*> tensors = {&ids, &wpe};
-  for (const Tensor& chunk : wte_chunks) tensors.push_back(&chunk);
-  const auto& context = detail::common_context(kOp, tensors);
-  size_t cols = wpe.dim(1);
-  Tensor out = detail::new_output(ids, {ids.numel(), cols});
-  if (!context) {
-    embedding_cpu(ids.u32s(), wte_chunks, wpe.floats(), pos_offset, cols, out.floats());
-  } else if (out.numel() > 0) {
-    embedding_gpu(*context, ids, wte_chunks, wpe, pos_offset, out);
-  }
-  return out;
+  return embed(ids, wte_chunks, wpe, pos_offset, nullptr);
+}
+
+Tensor embedding(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Tensor& wpe,
+                 const Tensor& positions) {
+  validate(ids, wte_chunks, wpe, positions);
+  return embed(ids, wte_chunks, wpe, 0, &positions);
 }
 
 Tensor embedding(const Tensor& ids, const Tensor& wte, const Tensor& wpe, size_t pos_offset) {

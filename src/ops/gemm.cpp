@@ -34,6 +34,10 @@ constexpr size_t kTensorWideMinBlocks = 132;
 constexpr size_t kTiledTargetWorkgroups = 264;
 constexpr size_t kMinTiledSplitDepth = 256;
 
+// A row-invariant product chooses its kernel as for this many rows: a batched decode step of up
+// to 64 sequences, the tiled kernels' block, fills no more than one block of rows.
+constexpr size_t kRowInvariantRows = 64;
+
 size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
 // The number of elements of a batched operand the geometry reads.
@@ -275,6 +279,13 @@ std::string_view gemm_kernel_name(GemmKernel kernel) {
 }
 
 GemmChoice gemm_kernel(const Gemm& g, const gpu::Limits& limits) {
+  if (g.row_invariant && g.m != kRowInvariantRows) {
+    // Every kernel sums an output element in an order set by k and the split alone, so the
+    // choice of a fixed m gives every row the same sums whatever the product's m.
+    Gemm fixed = g;
+    fixed.m = kRowInvariantRows;
+    return gemm_kernel(fixed, limits);
+  }
   if (g.m <= kGemvMaxRows) return vector_choice(g);
   const TiledKernel& kernel = tiled_kernel(tiled_choice(g, limits));
   const size_t max_splits = std::max<size_t>(1, g.k / kMinTiledSplitDepth);

@@ -28,6 +28,8 @@ struct Gemm {
   // Mixed precision: powers of two that multiply A's and B's values before their conversion to
   // f16 (and divide the sum after), to keep small operands (gradients) clear of f16's subnormals.
   float a_operand_scale = 1.0f, b_operand_scale = 1.0f;
+  // The kernel and split of k chosen as for kRowInvariantRows rows whatever m is (MatmulOptions).
+  bool row_invariant = false;
 };
 
 // What happens to each finished sum, in this order: + bias[col], GPT-2's GELU, + residual at the
@@ -40,8 +42,9 @@ struct GemmEpilogue {
 
 // The GPU kernel a product takes, and how it splits k. gemv.wgsl for a few rows; mixed precision
 // on a device with tensor cores: matmul_tensor*.wgsl, in 128×128 blocks when the product has
-// enough of them and the device the workgroup memory, else in 64×64 blocks; otherwise the f32 kernels: matmul_wide_vec4.wgsl or
-// matmul_wide.wgsl (128×128) when the product has enough blocks, else matmul.wgsl (64×64). The
+// enough of them and the device the workgroup memory, else in 64×64 blocks; otherwise the f32
+// kernels: matmul_wide_vec4.wgsl or matmul_wide.wgsl (128×128) when the product has enough blocks,
+// else matmul.wgsl (64×64). The
 // *_vec4 kernels read whole vec4s and take products whose operand rows and batch strides are
 // multiples of 4 floats. A product with too few blocks to fill the device splits k into up to
 // `splits` slices (k_per_split values each, a multiple of the kernel's k tile) whose partial sums

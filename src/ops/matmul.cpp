@@ -52,7 +52,8 @@ detail::Gemm geometry_of(const Shape& a_shape, const Shape& b_shape, const Matmu
           .trans_b = options.transpose_b,
           .scale = options.scale,
           .out_row_stride = n,
-          .precision = options.precision};
+          .precision = options.precision,
+          .row_invariant = options.row_invariant};
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 namespace wgpt::ops::detail {
 namespace {
@@ -66,6 +67,39 @@ QkvCaches check_qkv_caches(std::string_view op, const Tensor& qkv, const Tensor&
       position + g.t > g.n_ctx) {
     fail(op, "qkv " + qkv.describe() + " at position " + std::to_string(position) +
                  " does not fit caches " + k_cache.describe() + ", " + v_cache.describe());
+  }
+  return g;
+}
+
+PoolRows check_pool_rows(std::string_view op, const Tensor& qkv, const Tensor& k_pool,
+                         const Tensor& v_pool, const Tensor& slots, const Tensor& positions) {
+  require_dtype(op, "qkv", qkv, DType::f32);
+  require_dtype(op, "k_pool", k_pool, DType::f32);
+  require_dtype(op, "v_pool", v_pool, DType::f32);
+  require_dtype(op, "slots", slots, DType::u32);
+  require_dtype(op, "positions", positions, DType::u32);
+  require_rank(op, "qkv", qkv, 2);
+  require_rank(op, "k_pool", k_pool, 4);
+  require_rank(op, "slots", slots, 1);
+  const PoolRows g{qkv.dim(0),    k_pool.dim(0), k_pool.dim(1),
+                   k_pool.dim(2), k_pool.dim(3), k_pool.dim(1) * k_pool.dim(3)};
+  if (qkv.dim(1) != 3 * g.c || v_pool.shape() != k_pool.shape() || g.rows == 0 ||
+      slots.shape() != Shape{g.rows} || positions.shape() != Shape{g.rows}) {
+    fail(op, "qkv " + qkv.describe() + " with slots " + slots.describe() + " and positions " +
+                 positions.describe() + " does not fit pools " + k_pool.describe() + ", " +
+                 v_pool.describe());
+  }
+  if (!slots.context()) {
+    std::vector<bool> taken(g.slots, false);
+    for (size_t r = 0; r < g.rows; ++r) {
+      const size_t slot = slots.u32s()[r], position = positions.u32s()[r];
+      if (slot >= g.slots || position >= g.n_ctx || taken[slot]) {
+        fail(op, "row " + std::to_string(r) + " at slot " + std::to_string(slot) + ", position " +
+                     std::to_string(position) + " is outside pools " + k_pool.describe() +
+                     " or shares its slot with another row");
+      }
+      taken[slot] = true;
+    }
   }
   return g;
 }
