@@ -1,12 +1,47 @@
 #include "serve/batched_engine.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
 
 #include "serve/step_outputs.h"
 #include "wgpt/ops.h"
 #include "wgpt/sampling.h"
 
 namespace wgpt::serve {
+namespace {
+
+// Runs fn(0) .. fn(count − 1) over the machine's cores: the rows that choose on the host are
+// independent of each other (each a softmax and a draw over the whole vocabulary). The first
+// exception is rethrown here once every thread has finished.
+void for_each_row(size_t count, const std::function<void(size_t)>& fn) {
+  const size_t threads =
+      std::min<size_t>(count, std::max<size_t>(1, std::thread::hardware_concurrency()));
+  std::atomic<size_t> next = 0;
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto work = [&] {
+    for (size_t i; (i = next++) < count;) {
+      try {
+        fn(i);
+      } catch (...) {
+        const std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+  work();
+  for (std::thread& helper : helpers) helper.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace
 
 BatchedEngine::BatchedEngine(const model::Model& model, size_t slots)
     : model_(model), decoder_(model, slots), slots_(slots) {}
@@ -89,20 +124,25 @@ void BatchedEngine::step_together(std::span<const StepInput> batch, std::span<co
     }
   }
   const std::vector<std::vector<std::byte>> bytes = context->readback_many(regions);
-  size_t next_region = any_greedy ? 1 : 0;
+  // The rows that choose on the host; the i-th reads region first_region + i.
+  std::vector<size_t> on_host;
   for (size_t r = 0; r < rows.size(); ++r) {
-    const StepInput& input = batch[rows[r]];
-    StepOutput& output = outputs[rows[r]];
-    if (plain_greedy(input)) {
-      std::memcpy(&output.token, bytes[0].data() + r * 2 * 4, 4);
-      continue;
+    if (plain_greedy(batch[rows[r]])) {
+      std::memcpy(&outputs[rows[r]].token, bytes[0].data() + r * 2 * 4, 4);
+    } else {
+      on_host.push_back(r);
     }
+  }
+  const size_t first_region = any_greedy ? 1 : 0;
+  for_each_row(on_host.size(), [&](size_t i) {
+    const StepInput& input = batch[rows[on_host[i]]];
+    StepOutput& output = outputs[rows[on_host[i]]];
     std::vector<float> row(vocab);
-    std::memcpy(row.data(), bytes[next_region++].data(), vocab * 4);
+    std::memcpy(row.data(), bytes[first_region + i].data(), vocab * 4);
     const Slot& slot = slots_[input.slot];
     output.token = model::choose_token(row, slot.context, slot.sampling).token;
     describe(row, input.report, output);
-  }
+  });
 }
 
 }  // namespace wgpt::serve

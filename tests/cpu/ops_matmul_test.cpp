@@ -166,6 +166,35 @@ TEST(OpsMatmul, MixedPrecisionTakesTheTensorCoresWhereTheDeviceHasThem) {
   EXPECT_EQ(kernel({.m = 1, .k = 768, .n = 2304}), GemmKernel::vector);
 }
 
+TEST(OpsMatmul, RowInvariantProductsChooseAsFor64Rows) {
+  // A batched decode step's products (GPT-2 124M's QKV, MLP down and LM head) take the same
+  // kernel and split of k for 1, 5, 64 or 200 rows, on either device: a row's sums then do not
+  // depend on how many rows the step has.
+  for (const gpu::Limits& device : {f32_device(), tensor_device()}) {
+    for (ops::Precision precision : {ops::Precision::f32, ops::Precision::mixed}) {
+      for (ops::detail::Gemm g :
+           {ops::detail::Gemm{.k = 768, .n = 2304}, ops::detail::Gemm{.k = 3072, .n = 768},
+            ops::detail::Gemm{.k = 768, .n = 50257, .trans_b = true}}) {
+        g.precision = precision;
+        g.row_invariant = true;
+        g.m = 64;
+        const ops::detail::GemmChoice fixed = ops::detail::gemm_kernel(g, device);
+        EXPECT_NE(fixed.kernel, ops::detail::GemmKernel::vector);
+        for (size_t m : {1, 5, 200}) {
+          g.m = m;
+          const ops::detail::GemmChoice choice = ops::detail::gemm_kernel(g, device);
+          EXPECT_EQ(choice.kernel, fixed.kernel) << m << " rows, n " << g.n;
+          EXPECT_EQ(choice.splits, fixed.splits) << m << " rows, n " << g.n;
+          EXPECT_EQ(choice.k_per_split, fixed.k_per_split) << m << " rows, n " << g.n;
+        }
+      }
+    }
+  }
+  // Without it, one row takes the matrix-vector kernel.
+  EXPECT_EQ(ops::detail::gemm_kernel({.m = 1, .k = 768, .n = 2304}, f32_device()).kernel,
+            ops::detail::GemmKernel::vector);
+}
+
 TEST(OpsMatmul, ProductsWithFewBlocksSplitK) {
   auto choice = [](ops::detail::Gemm g, const gpu::Limits& limits) {
     return ops::detail::gemm_kernel(g, limits);
