@@ -38,6 +38,8 @@ struct BenchCommand {
   std::vector<std::string> sampling;  // specs: one tgN row each, after the greedy one
   size_t score_tokens = 0;
   size_t score_top = 5;
+  std::vector<size_t> batch_decode;  // sequences per batched step, one row each
+  size_t batch_decode_steps = 32;
 };
 
 struct Measurement {
@@ -415,7 +417,8 @@ void run(const BenchCommand& command) {
       }
     }
   }
-  if (results.empty() && command.score_tokens == 0 && !command.products && !command.train) {
+  if (results.empty() && command.score_tokens == 0 && !command.products && !command.train &&
+      command.batch_decode.empty()) {
     throw Error("nothing to measure: every test was skipped or 0 (give -p or -n values that fit)");
   }
   if (command.score_tokens) {
@@ -441,6 +444,10 @@ void run(const BenchCommand& command) {
     }
   }
   if (command.train && context) bench_training(model.config(), context, command.training);
+  if (!command.batch_decode.empty()) {
+    bench_batched_decode(model, command.batch_decode, command.generate_prompt,
+                         command.batch_decode_steps);
+  }
 }
 
 }  // namespace
@@ -507,6 +514,16 @@ void add_bench_command(CLI::App& app) {
   sub->add_option("--train-batch", command->training.batch, "Sequences per training step")
       ->capture_default_str();
   sub->add_option("--train-seq", command->training.seq_len, "Positions per training sequence")
+      ->capture_default_str();
+  sub->add_option("--batch-decode", command->batch_decode,
+                  "Sequences per batched decode step, comma-separated (e.g. 1,8,32,64): each "
+                  "count's ms/step and tok/s against the same sequences one at a time on the B = 1 "
+                  "path (GPU)")
+      ->delimiter(',')
+      ->check(CLI::Range(size_t{1}, size_t{1024}));
+  sub->add_option("--batch-decode-steps", command->batch_decode_steps,
+                  "Timed steps per --batch-decode count")
+      ->check(CLI::Range(size_t{1}, size_t{100000}))
       ->capture_default_str();
   sub->add_option("--train-steps", command->training.steps, "Timed training steps")
       ->capture_default_str();

@@ -94,7 +94,7 @@ void add_serve_command(CLI::App& app) {
   sub->add_option("--engine", options.engine,
                   "How the slots decode: batched (one GPU step for all of them, each row attending "
                   "to its own KV cache), sequential (one slot after another on the B = 1 decode "
-                  "path), or auto (batched where the model runs on the GPU, else sequential)")
+                  "path), or auto (batched on a hardware GPU, else sequential)")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, serve::EngineChoice>{
               {"auto", serve::EngineChoice::automatic},

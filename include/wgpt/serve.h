@@ -21,8 +21,8 @@ namespace wgpt::serve {
 
 // Which step engine decodes: `batched` runs every continuing sequence in one GPU step
 // (model::BatchDecoder), `sequential` one sequence after another through the B = 1 decode path;
-// `automatic` takes the batched engine where the model supports it (on the GPU) and the sequential
-// one elsewhere (the CPU backend).
+// `automatic` takes the batched engine where the model supports it on a hardware GPU and the
+// sequential one elsewhere (the CPU backend, a software adapter such as llvmpipe).
 enum class EngineChoice { automatic, batched, sequential };
 
 struct ServerOptions {

@@ -19,7 +19,12 @@ std::unique_ptr<StepEngine> make_step_engine(const model::Model& model, size_t s
         " slots within the device's buffer limits; use --engine sequential or fewer "
         "--parallel slots");
   }
-  if (choice == EngineChoice::sequential || !batchable) {
+  // On a software adapter (llvmpipe) the batched step's tiled products cost more than the fused
+  // B = 1 kernels do for every row (`wgpt bench --batch-decode` there: 0.06× at one row, 0.3× at
+  // eight), so `auto` keeps the batched engine for hardware GPUs.
+  const bool software = model.on_gpu() && model.context()->adapter_info().is_cpu;
+  if (choice == EngineChoice::sequential || !batchable ||
+      (choice == EngineChoice::automatic && software)) {
     return std::make_unique<SequentialEngine>(model, slots);
   }
   return std::make_unique<BatchedEngine>(model, slots);
