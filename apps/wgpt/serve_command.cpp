@@ -57,9 +57,11 @@ void run(ServeCommand& command) {
   const model::Config& config = loaded.model.config();
   std::fprintf(stderr,
                "wgpt serve: model '%s' (%zu layers, context %zu) loaded in %.0f ms\n"
-               "wgpt serve: listening on http://%s:%d with %zu slots and a queue of %zu\n",
+               "wgpt serve: listening on http://%s:%d with %zu slots (%s engine) and a queue of "
+               "%zu\n",
                options.model_name.c_str(), config.n_layer, config.n_ctx, loaded.load_ms,
-               options.host.c_str(), port, options.parallel, options.queue);
+               options.host.c_str(), port, options.parallel, server.engine_name().c_str(),
+               options.queue);
   if (options.api_key.empty() && options.host != "127.0.0.1" && options.host != "localhost" &&
       options.host != "::1") {
     std::fprintf(stderr, "wgpt serve: warning: reachable beyond this machine without --api-key\n");

@@ -50,6 +50,8 @@ class Server {
   // Binds the listening socket and returns its port. Throws wgpt::Error naming host and port when
   // it cannot.
   int bind();
+  // The step engine the server runs: "batched" or "sequential" (ServerOptions::engine).
+  std::string engine_name() const;
   // Serves until shutdown() has drained the scheduler: HTTP on a pool of threads, the model on
   // this one. Then stops listening and returns once every handler has finished.
   void run();

@@ -25,6 +25,7 @@ class BatchedEngine final : public StepEngine {
   BatchedEngine(const model::Model& model, size_t slots);
 
   size_t slots() const override { return decoder_.slots(); }
+  std::string_view name() const override { return "batched"; }
   void begin(size_t slot, const generate::SamplingOptions& sampling) override;
   std::vector<StepOutput> step(std::span<const StepInput> batch) override;
 

@@ -166,6 +166,8 @@ int Server::bind() {
   return port;
 }
 
+std::string Server::engine_name() const { return std::string(impl_->state.engine->name()); }
+
 void Server::run() {
   // A client that has gone makes a write raise SIGPIPE, which would end the process.
   std::signal(SIGPIPE, SIG_IGN);

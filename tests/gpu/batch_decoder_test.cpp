@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "serve/batched_engine.h"
+#include "serve/engine_choice.h"
 #include "serve/sequential_engine.h"
 #include "test_support.h"
 #include "wgpt/tokenizer.h"
@@ -129,6 +130,19 @@ TEST(BatchedEngine, GreedyTokensAreTheSequentialEngines) {
   const auto expected = greedy_runs(sequential, prompts, 20);
   EXPECT_EQ(greedy_runs(batched, prompts, 20), expected);
   EXPECT_EQ(expected[2].size(), 18u);
+}
+
+TEST(BatchedEngine, AutomaticChoiceTakesItOnHardwareGpusOnly) {
+  using serve::EngineChoice;
+  const Model gpu_model = odd_model();
+  const Model cpu_model = Model::random(gpu_model.config(), 5);
+  const bool software = gpu_model.context()->adapter_info().is_cpu;
+  EXPECT_EQ(serve::make_step_engine(gpu_model, 2, EngineChoice::automatic)->name(),
+            software ? "sequential" : "batched");
+  EXPECT_EQ(serve::make_step_engine(gpu_model, 2, EngineChoice::batched)->name(), "batched");
+  EXPECT_EQ(serve::make_step_engine(gpu_model, 2, EngineChoice::sequential)->name(), "sequential");
+  EXPECT_EQ(serve::make_step_engine(cpu_model, 2, EngineChoice::automatic)->name(), "sequential");
+  EXPECT_THROW(serve::make_step_engine(cpu_model, 2, EngineChoice::batched), Error);
 }
 
 }  // namespace

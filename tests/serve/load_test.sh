@@ -7,6 +7,8 @@ source "$(dirname "$0")/../cli/cli_support.sh"
 source "$(dirname "$0")/serve_support.sh"
 start_server load -m "$root/tests/fixtures/hf/char-tiny" --parallel 16 --queue 24 \
   --engine batched
+grep -q "slots (batched engine)" "$scratch/load.log" ||
+  fail "the server does not say it runs the batched engine: $(cat "$scratch/load.log")"
 node "$root/tests/serve/load_test.mjs" "http://127.0.0.1:$load_port" char-tiny "$load_pid" \
   32 4 24 16 || fail "the load test"
 metric_is "$load_port" wgpt_generated_tokens_total $((4 * 32 * 24)) ||
