@@ -30,13 +30,15 @@ std::vector<uint32_t> prompt_ids(size_t count, size_t vocab_size) {
 }
 
 struct StreamOutcome {
-  size_t tokens = 0;
+  size_t tokens = 0;                // the usage chunk's completion_tokens
   double first_token_seconds = -1;  // negative: no token arrived
   std::string error;                // empty when the stream ended with [DONE]
 };
 
-// One streaming completion: each `data: {…}` event carries one token (the server streams every
-// token as its own chunk), and the stream must end with `data: [DONE]`.
+// One streaming completion, which must end with `data: [DONE]`. Its tokens are counted from the
+// usage chunk (stream_options.include_usage), not from the text chunks: the server holds back a
+// token that ends inside a UTF-8 character and sends it with the next, so a sampled stream of
+// byte-level tokens has fewer text chunks than tokens. The first text chunk is the first token.
 StreamOutcome stream_once(const LoadOptions& options, const std::string& body) {
   httplib::Client client(options.host, options.port);
   client.set_read_timeout(std::chrono::seconds(600));
@@ -56,9 +58,16 @@ StreamOutcome stream_once(const LoadOptions& options, const std::string& body) {
     while ((line_end = pending.find('\n')) != std::string::npos) {
       const std::string_view line(pending.data(), line_end);
       if (line.starts_with("data: {")) {
-        if (outcome.tokens++ == 0)
+        if (line.find("\"error\"") != std::string_view::npos) {
+          outcome.error = std::string(line);
+        } else if (line.find("\"usage\"") != std::string_view::npos) {
+          const nlohmann::json usage = nlohmann::json::parse(line.substr(6), nullptr, false);
+          if (usage.contains("usage")) {
+            outcome.tokens = usage["usage"].value("completion_tokens", size_t{0});
+          }
+        } else if (outcome.first_token_seconds < 0) {
           outcome.first_token_seconds = seconds_between(start, Clock::now());
-        if (line.find("\"error\"") != std::string_view::npos) outcome.error = std::string(line);
+        }
       } else if (line == "data: [DONE]") {
         done = true;
       }
@@ -93,6 +102,7 @@ LoadResult measure_load(const LoadOptions& options) {
                            {"temperature", options.temperature},
                            {"seed", i},
                            {"stream", true},
+                           {"stream_options", {{"include_usage", true}}},
                            {"ignore_eos", true}};
     if (!options.model_name.empty()) body["model"] = options.model_name;
     clients.emplace_back([&options, &outcome = outcomes[i], text = body.dump()] {
