@@ -26,10 +26,10 @@ run_ctest build
 
 # One clang build serves both: the library instrumented for ASan + UBSan and for libFuzzer's
 # coverage, the CPU tests linked with the sanitizers, the fuzzers with libFuzzer.
-step "CPU tests under AddressSanitizer + UBSan, and the format readers fuzzed (libFuzzer, 15 s each)"
+step "CPU and option tests under AddressSanitizer + UBSan, and every reader and the command line fuzzed (libFuzzer, 10 s each)"
 CC=clang CXX=clang++ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DWGPT_SANITIZE=ON -DWGPT_FUZZ=ON >/dev/null
-cmake --build build-sanitize -j"$jobs" --target wgpt_cpu_tests fuzzers
+cmake --build build-sanitize -j"$jobs" --target wgpt_cpu_tests wgpt_cli_tests fuzzers
 run_ctest build-sanitize
 
 step "the browser build (make web: Emscripten 3.1.6, clang 14, libc++) in headless Chromium"

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "model_options.h"
+#include "option_checks.h"
 #include "wgpt/decoder.h"
 #include "wgpt/probe.h"
 
@@ -275,7 +276,6 @@ void run(const BenchCommand& command) {
   if (command.model_dir.empty() == command.config.empty()) {
     throw Error("give exactly one of -m DIR or --config NAME");
   }
-  if (command.repetitions == 0) throw Error("-r must be at least 1");
   std::shared_ptr<gpu::Context> context;
   if (command.backend == "gpu") context = gpu::Context::create();
   std::fprintf(stderr, "loading %s...\n",
@@ -320,12 +320,16 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::IsMember({"cpu", "gpu"}))
       ->capture_default_str();
   sub->add_option("-p,--prompt-tokens", command->prompt_tokens, "ppN: prompt length (0 skips)")
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
   sub->add_option("-n,--gen-tokens", command->generate_tokens, "tgN: tokens generated (0 skips)")
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
   sub->add_option("--gen-prompt", command->generate_prompt, "Prompt length before tgN")
+      ->check(whole_number(1, kMaxGeneratedTokens))
       ->capture_default_str();
   sub->add_option("-r,--repetitions", command->repetitions, "Timed repetitions after a warm-up")
+      ->check(whole_number(1, 1000000))
       ->capture_default_str();
   sub->add_option("-o,--output", command->output, "md or json")
       ->check(CLI::IsMember({"md", "json"}))

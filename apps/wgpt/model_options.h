@@ -13,9 +13,14 @@ namespace wgpt::cli {
 struct ModelOptions {
   std::string model_dir;
   std::string backend = "gpu";  // cpu | gpu (the GPU adapter follows $WGPT_BACKEND)
+  model::LoadOptions load;
 };
 
+// -m DIR, --backend and --allow-non-finite.
 void add_model_options(CLI::App& command, ModelOptions& options);
+
+// The most tokens one command generates: far past any context, so it never truncates a request.
+inline constexpr uint64_t kMaxGeneratedTokens = 1 << 20;
 
 struct LoadedModel {
   model::Model model;

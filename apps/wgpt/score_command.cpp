@@ -3,11 +3,10 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "commands.h"
 #include "model_options.h"
+#include "option_checks.h"
 #include "token_json.h"
 #include "wgpt/generate.h"
 #include "wgpt/probe.h"
@@ -26,18 +25,9 @@ struct ScoreCommand {
 };
 
 std::string read_text(const ScoreCommand& command) {
+  constexpr uint64_t kMaxTextBytes = uint64_t{256} << 20;
   if (!command.file_given) return command.text;
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(command.file, error)) {
-    throw Error(
-        "cannot read " + command.file + ": " +
-        (std::filesystem::exists(command.file, error) ? "not a regular file" : "no such file"));
-  }
-  std::ifstream in(command.file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in) throw Error("cannot read " + command.file);
-  return text.str();
+  return io::read_file(command.file, kMaxTextBytes, "a text to score");
 }
 
 // 256-colour foregrounds from green (expected) to red (surprising), one per bit up to 6.
@@ -155,9 +145,11 @@ void add_score_command(CLI::App& app) {
   CLI::Option* file = sub->add_option("--file", command->file, "A file holding the text to score");
   text->excludes(file);
   sub->add_option("--top-k", command->top_k, "Alternatives to report per token")
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
   sub->add_option("--stride", command->stride,
                   "Window advance for texts longer than the context (0: half the context)")
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
   sub->add_flag("--json", command->json, "Print one JSON object: tokens, mean_bits, perplexity");
   sub->callback([command, text, file] {

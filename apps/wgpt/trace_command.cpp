@@ -5,7 +5,9 @@
 
 #include "commands.h"
 #include "model_options.h"
+#include "option_checks.h"
 #include "sampling_options.h"
+#include "standard_output.h"
 #include "trace_sinks.h"
 
 namespace wgpt::cli {
@@ -96,10 +98,9 @@ void run(const TraceCommand& command) {
     return true;
   };
   // The text as it comes is the progress.
-  std::fputs(command.prompt.c_str(), stdout);
+  write_stdout(command.prompt);
   auto on_text = [](std::string_view text) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
+    write_stdout(text);
     return true;
   };
   const generate::GenerateResult result =
@@ -119,11 +120,14 @@ void add_trace_command(CLI::App& app) {
   add_model_options(*sub, command->model);
   sub->add_option("-p,--prompt", command->prompt, "The prompt text")->required();
   sub->add_option("-n,--tokens", command->tokens, "How many tokens to generate")
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
   sub->add_option("--detail-layers", command->detail_layers,
                   "Capture the per-block detail of the first D blocks (docs/probe.md)")
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
   sub->add_option("--top", command->top, "Report the N most likely next tokens per step")
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
   sub->add_option("--format", command->format, "Format of -o: ndjson or safetensors")
       ->check(CLI::IsMember({"ndjson", "safetensors"}))

@@ -97,6 +97,8 @@ struct TensorFile {
   const TensorData& at(std::string_view name) const;
 };
 
+class OutputFile;
+
 // ---- safetensors
 // --------------------------------------------------------------------------------- Reads dtypes
 // F32, F16, BF16, I64, I32 and U32; any other dtype is an error naming the tensor. Tensors must
@@ -112,6 +114,9 @@ void save_safetensors(const std::filesystem::path& path, std::span<const TensorD
                       const Metadata& metadata = {});
 std::vector<uint8_t> safetensors_bytes(std::span<const TensorData> tensors,
                                        const Metadata& metadata = {});
+// Into an open OutputFile, which the caller commits.
+void write_safetensors(OutputFile& file, std::span<const TensorData> tensors,
+                       const Metadata& metadata = {});
 
 // ---- fzm (Forge q4)
 // ------------------------------------------------------------------------------ Every tensor is
@@ -128,6 +133,131 @@ TensorFile load_fzm(std::span<const uint8_t> bytes, std::string_view source = "<
 // each below 2^32; names below 64 KiB).
 void save_fzm(const std::filesystem::path& path, std::span<const TensorData> tensors);
 std::vector<uint8_t> fzm_bytes(std::span<const TensorData> tensors);
+
+// ---- writing files
+// ------------------------------------------------------------------------------------------------
+// Every file wgpt writes follows one rule. The bytes go to a temporary file beside the target
+// (NAME.tmp.PID.N); every write is checked; the file is flushed to disk (fsync) and closed
+// (checked); only then is it renamed over the target. A failure anywhere is a wgpt::Error naming
+// the target, and leaves the target exactly as it was. The target must be a regular file or
+// absent: a directory, device, FIFO, socket or symbolic link in its place is refused, never
+// replaced. Temporaries that killed processes left for a target are removed when it is next
+// written.
+
+class OutputFile {
+ public:
+  // Creates the temporary at once, so that an unwritable target fails before any work is done.
+  explicit OutputFile(std::filesystem::path target);
+  // Uncommitted (an exception on the way): removes the temporary; the target is untouched.
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  void write(std::span<const uint8_t> bytes);
+  void write(std::string_view text);
+  // Flushes the temporary to disk and closes it, checked. The target is still untouched.
+  void close();
+  // close(), then renames the temporary over the target.
+  void commit();
+  // Throws unless the target is a regular file or absent (checked on creation and on commit).
+  void check_target() const;
+  // After close(): the temporary now belongs to someone who renames it (DirectoryUpdate's
+  // journal); the destructor leaves it.
+  void release();
+  const std::filesystem::path& target() const { return target_; }
+  const std::filesystem::path& temporary() const { return temporary_; }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const;
+
+  std::filesystem::path target_;
+  std::filesystem::path temporary_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+// An OutputFile holding `content`, committed.
+void write_file_atomically(const std::filesystem::path& path, std::string_view content);
+// Appends `content` to a log file (created when missing; a regular file), every write checked.
+void append_to_file(const std::filesystem::path& path, std::string_view content);
+
+// Files of one directory replaced as one unit: a model directory's config.json and weights, a
+// training checkpoint's files. Each file is written to its temporary at once; commit() then writes
+// a journal naming them all (the commit point), renames each over its target and removes the
+// journal. A process killed before the journal exists leaves the old files; one killed after it
+// leaves an update that the next reader or writer of the directory finishes. Under the
+// directory's lock (DirectoryReader), no reader ever sees some files old and others new.
+class DirectoryUpdate {
+ public:
+  // Creates `dir` when missing, finishes an update a killed process left half done, and removes
+  // the temporaries dead processes left in it.
+  explicit DirectoryUpdate(std::filesystem::path dir);
+  ~DirectoryUpdate();  // uncommitted: the temporaries are removed, the directory as it was
+  DirectoryUpdate(const DirectoryUpdate&) = delete;
+  DirectoryUpdate& operator=(const DirectoryUpdate&) = delete;
+
+  void add_text(const std::string& name, std::string_view content);
+  void add_safetensors(const std::string& name, std::span<const TensorData> tensors,
+                       const Metadata& metadata = {});
+  void add_fzm(const std::string& name, std::span<const TensorData> tensors);
+  // `name` is removed by the same commit (the other format's weights when a model is saved).
+  void remove(const std::string& name);
+  void commit();
+  const std::filesystem::path& dir() const { return dir_; }
+
+ private:
+  OutputFile& add(const std::string& name);
+
+  std::filesystem::path dir_;
+  std::vector<std::unique_ptr<OutputFile>> files_;
+  std::vector<std::string> removals_;
+};
+
+class DirectoryLock;
+
+// Held while reading several files of one directory (config.json, the weights, the tokenizer):
+// no DirectoryUpdate commits meanwhile, and one that a killed process left half done is finished
+// first, so the files read all belong to one version. Throws wgpt::Error when such an update
+// exists and this process cannot finish it (a read-only directory).
+class DirectoryReader {
+ public:
+  explicit DirectoryReader(const std::filesystem::path& dir);
+  ~DirectoryReader();
+  DirectoryReader(const DirectoryReader&) = delete;
+  DirectoryReader& operator=(const DirectoryReader&) = delete;
+
+ private:
+  std::unique_ptr<DirectoryLock> lock_;
+};
+
+// An output directory claimed for a whole run (`wgpt train --out`): a second claim, by this or any
+// other process, fails at once with an error naming the holder's pid. The claim ends with the
+// object, or with the process however it ends (the kernel drops it: a killed run leaves no stale
+// claim). It lives in DIR/.wgpt-lock.
+class OutputLock {
+ public:
+  explicit OutputLock(const std::filesystem::path& dir);
+  ~OutputLock();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// Finishes an update of `dir` that a killed process left half done and removes the temporaries
+// dead processes left in it; returns how many it removed. DirectoryUpdate does this itself; a
+// command that writes into a directory over a long time (training) calls it when it starts.
+size_t tidy_directory(const std::filesystem::path& dir);
+
+// ---- whole files
+// ----------------------------------------------------------------------------------------------
+// The content of a regular file of at most `max_bytes` bytes. A missing file, a directory, a FIFO
+// or a device (reading one could block forever or never end) and a larger file are refused with a
+// wgpt::Error naming the path before a byte is read; `what` names the file's role in that message
+// ("config.json is at most 1 MiB"). Tensor files are read through the same check.
+std::string read_file(const std::filesystem::path& path, uint64_t max_bytes,
+                      const char* what = "a file");
 
 // ---- either
 // --------------------------------------------------------------------------------------

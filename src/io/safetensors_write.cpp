@@ -120,9 +120,15 @@ void write_safetensors(ByteSink& sink, std::span<const TensorData> tensors,
 
 void save_safetensors(const std::filesystem::path& path, std::span<const TensorData> tensors,
                       const Metadata& metadata) {
-  AtomicFile file(path);
+  OutputFile file(path);
   write_safetensors(file, tensors, metadata);
   file.commit();
+}
+
+void write_safetensors(OutputFile& file, std::span<const TensorData> tensors,
+                       const Metadata& metadata) {
+  OutputSink sink(file);
+  write_safetensors(sink, tensors, metadata);
 }
 
 std::vector<uint8_t> safetensors_bytes(std::span<const TensorData> tensors,

@@ -65,6 +65,14 @@ std::pair<std::string, std::string> split_merge(std::string_view line, size_t li
   return {std::string(line.substr(0, space)), std::string(line.substr(space + 1))};
 }
 
+// A BPE without merges splits every word into single bytes: text that encodes, but not as the
+// model was trained. An empty merges.txt is a broken download, not a tokenizer.
+void require_merges(const BpeVocabulary& vocabulary, const char* what) {
+  if (vocabulary.merges.empty()) {
+    throw Error(std::string(what) + " holds no merges: a BPE tokenizer needs its merge rules");
+  }
+}
+
 }  // namespace
 
 BpeVocabulary parse_vocab_and_merges(std::string_view vocab_json, std::string_view merges_txt) {
@@ -81,6 +89,7 @@ BpeVocabulary parse_vocab_and_merges(std::string_view vocab_json, std::string_vi
     if (line.empty() || (line_number == 1 && line.starts_with("#version"))) continue;
     vocabulary.merges.push_back(split_merge(line, line_number, "merges.txt"));
   }
+  require_merges(vocabulary, "merges.txt");
   return vocabulary;
 }
 
@@ -116,6 +125,7 @@ BpeVocabulary parse_tokenizer_json(std::string_view tokenizer_json) {
                   " is neither \"a b\" nor [a, b]");
     }
   }
+  require_merges(vocabulary, "tokenizer.json");
   return vocabulary;
 }
 

@@ -19,6 +19,12 @@ std::string Tokenizer::decode(std::span<const uint32_t> ids) const {
 
 std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& model_dir,
                                           TokenizerOptions options) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(model_dir, error)) {
+    throw Error(model_dir.string() + (std::filesystem::exists(model_dir, error)
+                                          ? " is not a directory: give the model directory"
+                                          : " does not exist"));
+  }
   const auto vocab = model_dir / "vocab.json";
   if (std::filesystem::exists(model_dir / "merges.txt")) {
     return BpeTokenizer::from_files(vocab, model_dir / "merges.txt", options);

@@ -22,6 +22,21 @@ expect_error() {
   fi
 }
 
+# expect_usage_error "what" "message fragment" command...: a wrong command line exits 2 and says
+# what is wrong with it.
+expect_usage_error() {
+  local what=$1 fragment=$2
+  shift 2
+  local output status
+  output=$("$@" 2>&1)
+  status=$?
+  if [ "$status" -ne 2 ]; then
+    fail "$what: exit status $status, expected 2"
+  elif ! grep -qF -- "$fragment" <<<"$output"; then
+    fail "$what: message lacks '$fragment': $output"
+  fi
+}
+
 finish() {
   if [ "$failures" -ne 0 ]; then
     echo "$failures check(s) failed"
