@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
 # `make fuzz`: the long fuzzing campaigns. Builds the fuzzers (clang, libFuzzer + ASan + UBSan, as
-# CI does), then runs each in turn at the lowest priority until it has made FUZZ_RUNS executions
+# CI does, but optimised: RelWithDebInfo in build-fuzz/), then runs each in turn at the lowest priority until it has made FUZZ_RUNS executions
 # or spent FUZZ_SECONDS, whichever comes first (defaults: 10 million, one hour); FUZZERS picks
 # some (default: all). Each run starts from the committed corpus (tests/fuzz/corpus/NAME), and
 # what it finds that adds coverage is merged back into it, minimised, ready to commit. A crash is
-# kept as build-sanitize/fuzz-logs/NAME/crash-* and fails the script. The closing table (fuzzer,
+# kept as build-fuzz/fuzz-logs/NAME/crash-* and fails the script. The closing table (fuzzer,
 # executions, seconds, result) is what docs/reliability.md records.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 runs=${FUZZ_RUNS:-10000000}
 seconds=${FUZZ_SECONDS:-3600}
-CC=clang CXX=clang++ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DWGPT_SANITIZE=ON -DWGPT_FUZZ=ON >/dev/null
-cmake --build build-sanitize -j"$(nproc)" --target fuzzers
+cmake --build build-fuzz -j"$(nproc)" --target fuzzers
 fuzzers=${FUZZERS:-$(cd tests/fuzz && ls fuzz_*.cpp | sed 's/\.cpp$//')}
 summary=()
 failed=0
 for name in $fuzzers; do
-  work=build-sanitize/fuzz-logs/$name
+  work=build-fuzz/fuzz-logs/$name
   rm -rf "$work" && mkdir -p "$work/new"
   options=(-runs="$runs" -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1
            -artifact_prefix="$work/")
@@ -26,14 +26,14 @@ for name in $fuzzers; do
   echo "== $name: up to $runs executions or ${seconds}s (log: $work/fuzz.log)"
   start=$(date +%s)
   status=0
-  nice -n 19 "build-sanitize/$name" "${options[@]}" "$work/new" "tests/fuzz/corpus/$name" \
+  nice -n 19 "build-fuzz/$name" "${options[@]}" "$work/new" "tests/fuzz/corpus/$name" \
     >"$work/fuzz.log" 2>&1 || status=$?
   elapsed=$(($(date +%s) - start))
   executed=$(grep -o 'number_of_executed_units: *[0-9]*' "$work/fuzz.log" | grep -o '[0-9]*$' ||
              echo "?")
   if [ "$status" -eq 0 ]; then
     result="no finding"
-    nice -n 19 "build-sanitize/$name" -merge=1 "tests/fuzz/corpus/$name" "$work/new" \
+    nice -n 19 "build-fuzz/$name" -merge=1 "tests/fuzz/corpus/$name" "$work/new" \
       >"$work/merge.log" 2>&1
   else
     result="FINDING (exit $status): see $work"

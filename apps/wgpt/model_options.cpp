@@ -24,7 +24,8 @@ LoadedModel load_model(const ModelOptions& options) {
   std::shared_ptr<gpu::Context> context;
   if (options.backend == "gpu") context = gpu::Context::create();
   std::optional<io::DirectoryReader> reading;  // the weights and the tokenizer of one version
-  if (std::filesystem::is_directory(options.model_dir)) reading.emplace(options.model_dir);
+  std::error_code error;
+  if (std::filesystem::is_directory(options.model_dir, error)) reading.emplace(options.model_dir);
   LoadedModel loaded{model::Model::load(options.model_dir, context, options.load),
                      tokenizer::load_tokenizer(options.model_dir), 0};
   reading.reset();

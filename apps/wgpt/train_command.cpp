@@ -159,6 +159,21 @@ Setup set_up(const TrainCommand& command, const std::shared_ptr<gpu::Context>& c
   return setup;
 }
 
+// The samples' prompt, checked before training starts, and only when samples are asked for (a
+// text without a capital T used to fail on the default prompt "The " without saying why).
+std::vector<uint32_t> sample_prompt_ids(const TrainCommand& command,
+                                        const tokenizer::Tokenizer& tokenizer) {
+  if (command.sample_every == 0) return {};
+  std::vector<uint32_t> ids;
+  try {
+    ids = tokenizer.encode(command.sample_prompt);
+  } catch (const Error& error) {
+    throw Error(std::string("--sample-prompt: ") + error.what());
+  }
+  if (ids.empty()) throw Error("--sample-prompt is empty: a sample needs a prompt");
+  return ids;
+}
+
 train::TokenSplit load_data(const TrainCommand& command, const tokenizer::Tokenizer& tokenizer,
                             size_t seq_len) {
   const std::string text = read_training_text(command);
@@ -172,6 +187,12 @@ train::TokenSplit load_data(const TrainCommand& command, const tokenizer::Tokeni
 }
 
 void run(const TrainCommand& command) {
+  std::error_code error;
+  if (!command.export_q4.empty() && std::filesystem::weakly_canonical(command.export_q4, error) ==
+                                        std::filesystem::weakly_canonical(command.out, error)) {
+    throw Error("--export-q4 " + command.export_q4 +
+                " is the training directory: export into another directory");
+  }
   if (command.resume && !train::has_train_state(command.out)) {
     throw Error("cannot resume: " + command.out + " holds no checkpoint (train_state.safetensors)");
   }
@@ -214,7 +235,7 @@ void run(const TrainCommand& command) {
     progress.note(line);
   };
   callbacks.on_note = [&](const std::string& message) { progress.note(message); };
-  const std::vector<uint32_t> prompt = setup.tokenizer->encode(command.sample_prompt);
+  const std::vector<uint32_t> prompt = sample_prompt_ids(command, *setup.tokenizer);
   callbacks.sample = [&](size_t step, const model::Model& trained) {
     generate::GenerateOptions generation{
         .max_new_tokens = command.sample_tokens,

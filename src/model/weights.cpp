@@ -140,6 +140,17 @@ void require_finite(const std::string& name, std::span<const float> values) {
               "command line, loads it anyway)");
 }
 
+// HF checkpoints may carry the LM head, which GPT-2 ties to the token table: a copy of it.
+void require_tied_head(const io::TensorData& head, std::span<const float> token_table) {
+  const bool tied = !head.is_integer() && std::equal(head.floats().begin(), head.floats().end(),
+                                                     token_table.begin(), token_table.end());
+  if (!tied) {
+    throw Error(
+        "the checkpoint's lm_head.weight is not the token table wte.weight: wgpt runs "
+        "GPT-2 with the LM head tied to it");
+  }
+}
+
 // A tensor the model does not read means the config and the checkpoint disagree (more layers in
 // the file than in config.json, say): say so rather than run a different model than was saved.
 void require_all_used(const io::TensorFile& tensors, const std::set<std::string>& used,
@@ -147,14 +158,11 @@ void require_all_used(const io::TensorFile& tensors, const std::set<std::string>
   std::vector<std::string> unused;
   for (const io::TensorData& tensor : tensors.tensors) {
     const std::string& name = tensor.name();
-    if (used.count(name)) continue;
-    const bool head = name == "lm_head.weight";
-    if (head && !tensor.is_integer() && std::ranges::equal(tensor.floats(), token_table)) continue;
-    if (head)
-      throw Error(
-          "the checkpoint's lm_head.weight is not the token table wte.weight: "
-          "wgpt runs GPT-2 with the LM head tied to it");
-    if (!is_ignored_name(name)) unused.push_back(name);
+    if (name == "lm_head.weight") {
+      require_tied_head(tensor, token_table);
+    } else if (!used.count(name) && !is_ignored_name(name)) {
+      unused.push_back(name);
+    }
   }
   if (unused.empty()) return;
   std::string names;

@@ -91,7 +91,7 @@ for command in "generate -m $char -p ROMEO -n 2 --backend cpu" \
                "score -m $char --text ROMEO: --backend cpu" \
                "score -m $char --text ROMEO: --backend cpu --json" \
                "trace -m $char -p ROMEO -n 2 --backend cpu -o $scratch/x.ndjson" \
-               "bench --config 1,2,8,8,11 --backend cpu -p 4 -n 2 -r 1" \
+               "bench --config 1,2,8,32,11 --backend cpu -p 4 -n 2 --gen-prompt 2 -r 1" \
                "--help" "train --help"; do
   # shellcheck disable=SC2086
   output=$("$wgpt" $command 2>&1 >/dev/full)
@@ -113,6 +113,7 @@ WGPT_FAULT_PATH="$scratch/counted/" WGPT_FAULT_COUNT_TO="$scratch/count" faulty 
 operations=$(cat "$scratch/count" 2>/dev/null || echo 0)
 [ "$operations" -gt 20 ] || fail "the shim counted $operations file operations in a checkpoint"
 every=$(((operations + 29) / 30))
+echo "kill -9 before each of $(((operations + every - 1) / every)) of the $operations file operations of a resumed run"
 for ((at = 1; at <= operations; at += every)); do
   run=$scratch/kill$at
   cp -r "$scratch/half" "$run"

@@ -51,9 +51,15 @@ expect_error "-m naming a file" "$bad/config.json is not a directory" "$wgpt" ge
 expect_error "tokenize -m naming a file" "is not a directory" "$wgpt" tokenize -m "$bad/config.json" a
 
 # ---- weights: non-finite values, tensors the model does not use, two weight files
-header=$(od -An -tu8 -N8 "$bad/model.safetensors" | tr -d ' ')
-printf '\x00\x00\xc0\x7f' | dd of="$bad/model.safetensors" bs=1 seek=$((8 + header + 12)) conv=notrunc 2>/dev/null
-expect_error "a NaN weight" "holds nan at element 3" "$wgpt" generate -m "$bad" -p a --backend cpu
+python3 - "$bad/model.safetensors" <<'PY' || fail "cannot put a NaN into the weights"
+import json, struct, sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+size = struct.unpack('<Q', data[:8])[0]
+begin = json.loads(data[8:8 + size])['h.0.mlp.c_fc.weight']['data_offsets'][0]
+data[8 + size + begin + 12:8 + size + begin + 16] = struct.pack('<f', float('nan'))
+open(sys.argv[1], 'wb').write(data)
+PY
+expect_error "a NaN weight" "tensor 'h.0.mlp.c_fc.weight' holds nan at element 3" "$wgpt" generate -m "$bad" -p a --backend cpu
 "$wgpt" generate -m "$bad" -p a -n 1 --backend cpu --allow-non-finite >/dev/null 2>&1 ||
   fail "--allow-non-finite did not load the checkpoint"
 cp "$char/model.safetensors" "$bad/"
@@ -72,6 +78,8 @@ expect_error "empty merges.txt" "merges.txt holds no merges" "$wgpt" generate -m
 expect_error "tokenize with empty merges.txt" "merges.txt holds no merges" "$wgpt" tokenize -m "$bpe" a
 
 # ---- training inputs
+expect_error "a sample prompt outside the vocabulary" "--sample-prompt: character 'T'" \
+  "$wgpt" train "${small[@]}" --steps 2 --sample-every 1 --out "$scratch/o"
 : >"$scratch/empty.txt"
 expect_error "empty training text" "the training text $scratch/empty.txt is empty" \
   "$wgpt" train --data "$scratch/empty.txt" --out "$scratch/o" --backend cpu

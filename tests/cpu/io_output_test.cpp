@@ -46,15 +46,6 @@ long dead_pid() {
   return 0;
 }
 
-std::string message_of(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "(no error)";
-}
-
 TEST(OutputFile, ReplacesTheTargetOnlyOnCommit) {
   ScratchDir dir;
   write_text(dir / "out.txt", "old");
@@ -95,14 +86,18 @@ TEST(OutputFile, NeverReplacesWhatIsNotARegularFile) {
   std::filesystem::create_directory(dir / "folder");
   write_text(dir / "real", "real");
   std::filesystem::create_symlink(dir / "real", dir / "link");
-  EXPECT_NE(message_of([&] { write_file_atomically(dir / "fifo", "x"); }).find("it is a FIFO"),
-            std::string::npos);
-  EXPECT_NE(message_of([&] { write_file_atomically(dir / "folder", "x"); }).find("a directory"),
-            std::string::npos);
-  EXPECT_NE(message_of([&] { write_file_atomically(dir / "link", "x"); }).find("a symbolic link"),
+  EXPECT_NE(
+      test::error_message([&] { write_file_atomically(dir / "fifo", "x"); }).find("it is a FIFO"),
+      std::string::npos);
+  EXPECT_NE(
+      test::error_message([&] { write_file_atomically(dir / "folder", "x"); }).find("a directory"),
+      std::string::npos);
+  EXPECT_NE(test::error_message([&] {
+              write_file_atomically(dir / "link", "x");
+            }).find("a symbolic link"),
             std::string::npos);
   // A device node given as the output used to become a regular file.
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(test::error_message([&] {
               write_file_atomically("/dev/null", "x");
             }).find("cannot write /dev/null: it is a character device"),
             std::string::npos);
@@ -115,7 +110,7 @@ TEST(OutputFile, NeverReplacesWhatIsNotARegularFile) {
 
 TEST(OutputFile, NamesAMissingDirectory) {
   ScratchDir dir;
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(test::error_message([&] {
               write_file_atomically(dir / "none" / "x.txt", "x");
             }).find("the directory " + (dir / "none").string() + " does not exist"),
             std::string::npos);
@@ -222,9 +217,10 @@ TEST(DirectoryUpdate, TidyingFinishesAPendingUpdateBeforeRemovingTemporaries) {
 TEST(DirectoryUpdate, ADamagedJournalIsReportedNotGuessed) {
   ScratchDir dir;
   write_text(dir / ".wgpt-update", "something else\n");
-  EXPECT_NE(
-      message_of([&] { DirectoryReader reading(dir.path()); }).find("is not a wgpt update journal"),
-      std::string::npos);
+  EXPECT_NE(test::error_message([&] {
+              DirectoryReader reading(dir.path());
+            }).find("is not a wgpt update journal"),
+            std::string::npos);
 }
 
 TEST(OutputLock, ASecondRunIntoTheSameDirectoryFailsAtOnce) {
@@ -232,7 +228,7 @@ TEST(OutputLock, ASecondRunIntoTheSameDirectoryFailsAtOnce) {
   {
     OutputLock first(dir.path());
     EXPECT_NE(
-        message_of([&] {
+        test::error_message([&] {
           OutputLock second(dir.path());
         }).find(" is being written by another wgpt run (pid " + std::to_string(::getpid()) + ")"),
         std::string::npos);
@@ -244,20 +240,21 @@ TEST(ReadFile, OnlyRegularFilesOfABoundedSize) {
   ScratchDir dir;
   write_text(dir / "small", "12345");
   EXPECT_EQ(read_file(dir / "small", 5), "12345");
-  EXPECT_NE(message_of([&] {
+  EXPECT_NE(test::error_message([&] {
               read_file(dir / "small", 4, "a config");
             }).find("it holds 5 bytes, and a config is at most 4 bytes"),
             std::string::npos);
   // Opening a FIFO for reading would wait for a writer forever: it is refused before opening.
   ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0644), 0);
-  EXPECT_NE(message_of([&] { read_file(dir / "fifo", 100); }).find("it is a FIFO"),
+  EXPECT_NE(test::error_message([&] { read_file(dir / "fifo", 100); }).find("it is a FIFO"),
             std::string::npos);
-  EXPECT_NE(message_of([&] { load_tensors(dir / "fifo"); }).find("it is a FIFO"),
+  EXPECT_NE(test::error_message([&] { load_tensors(dir / "fifo"); }).find("it is a FIFO"),
             std::string::npos);
-  EXPECT_NE(message_of([&] { read_file("/dev/zero", 100); }).find("a character device"),
+  EXPECT_NE(test::error_message([&] { read_file("/dev/zero", 100); }).find("a character device"),
             std::string::npos);
-  EXPECT_NE(message_of([&] { read_file(dir.path(), 100); }).find("a directory"), std::string::npos);
-  EXPECT_NE(message_of([&] { read_file(dir / "none", 100); }).find("no such file"),
+  EXPECT_NE(test::error_message([&] { read_file(dir.path(), 100); }).find("a directory"),
+            std::string::npos);
+  EXPECT_NE(test::error_message([&] { read_file(dir / "none", 100); }).find("no such file"),
             std::string::npos);
 }
 

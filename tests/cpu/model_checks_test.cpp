@@ -15,17 +15,8 @@ namespace {
 
 using test::ScratchDir;
 
-std::string message_of(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "(no error)";
-}
-
 void expect_message(const std::function<void()>& body, const std::string& fragment) {
-  const std::string message = message_of(body);
+  const std::string message = test::error_message(body);
   EXPECT_NE(message.find(fragment), std::string::npos) << message;
 }
 
