@@ -4,12 +4,12 @@
 // the tags and rejoins punctuation; the output is the same bytes on every run.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
 #include "commands.h"
 #include "model_options.h"
+#include "wgpt/io.h"
 #include "wgpt/train.h"
 
 namespace wgpt::cli {
@@ -74,8 +74,8 @@ std::string join_words(const std::vector<std::string>& words) {
 // One file's paragraphs, each its sentences joined by single spaces. A headline (every tag
 // marked -hl) is a paragraph of its own rather than the start of the next sentence's.
 std::vector<std::string> paragraphs_of(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw Error("cannot read " + file.string());
+  constexpr uint64_t kMaxCorpusFileBytes = 16 << 20;  // each of the 500 is about 20 kB
+  std::istringstream in(io::read_file(file, kMaxCorpusFileBytes, "a Brown corpus file"));
   std::vector<std::string> paragraphs;
   std::string paragraph;
   auto end_paragraph = [&] {

@@ -53,17 +53,23 @@ void finish_pending_update(const std::filesystem::path& dir) {
       require_plain_name(dir, line[1]);
       require_plain_name(dir, line[2]);
       // A temporary that is gone was renamed before the process died.
-      if (!std::filesystem::exists(dir / line[1], error)) continue;
-      std::filesystem::rename(dir / line[1], dir / line[2]);
+      if (std::filesystem::exists(dir / line[1], error)) {
+        std::filesystem::rename(dir / line[1], dir / line[2], error);
+      }
     } else if (line.size() == 2 && line[0] == "remove") {
       require_plain_name(dir, line[1]);
-      std::filesystem::remove(dir / line[1], error);
+      std::filesystem::remove(dir / line[1], error);  // no error when it is already gone
     } else {
       throw damaged();
     }
+    if (error)
+      throw Error("cannot update " + dir.string() + ": " + line[0] + " " + line[1] + ": " +
+                  error.message());
   }
   sync_directory(dir);
-  std::filesystem::remove(journal);
+  std::error_code error;
+  std::filesystem::remove(journal, error);
+  if (error) throw Error("cannot remove " + journal.string() + ": " + error.message());
   sync_directory(dir);
 }
 

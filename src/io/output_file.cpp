@@ -47,6 +47,8 @@ std::span<const uint8_t> bytes_of(std::string_view text) {
 
 OutputFile::OutputFile(std::filesystem::path target)
     : target_(std::move(target)), temporary_(temporary_beside(target_)) {
+  if (target_.empty()) throw Error("no output file was named");
+  if (!target_.has_filename()) fail("the name ends in a '/', so it is a directory's");
   check_target();
   const std::filesystem::path folder = folder_of(target_);
   std::error_code error;
@@ -61,7 +63,8 @@ OutputFile::OutputFile(std::filesystem::path target)
   }
   fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd_ < 0) fail(std::string("cannot create a temporary file: ") + std::strerror(errno));
-  // The new file keeps the permissions of the one it replaces.
+  // The new file keeps the permissions of the one it replaces (best effort: a file system
+  // without permissions refuses fchmod, and the bytes matter more).
   struct stat info {};
   if (::stat(target_.c_str(), &info) == 0) ::fchmod(fd_, info.st_mode & 07777);
 }

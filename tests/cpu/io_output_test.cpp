@@ -110,6 +110,12 @@ TEST(OutputFile, NeverReplacesWhatIsNotARegularFile) {
 
 TEST(OutputFile, NamesAMissingDirectory) {
   ScratchDir dir;
+  EXPECT_EQ(test::error_message([] { write_file_atomically("", "x"); }),
+            "no output file was named");
+  EXPECT_NE(test::error_message([&] {
+              write_file_atomically(dir.path() / "", "x");
+            }).find("so it is a directory's"),
+            std::string::npos);
   EXPECT_NE(test::error_message([&] {
               write_file_atomically(dir / "none" / "x.txt", "x");
             }).find("the directory " + (dir / "none").string() + " does not exist"),

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unordered_map>
 
 #include "tokenizer/byte_alphabet.h"
 #include "tokenizer/utf8.h"
@@ -15,10 +16,8 @@
 namespace {
 
 std::string vocabulary_for(std::string_view merges) {
-  nlohmann::ordered_json vocab = nlohmann::ordered_json::object();
-  auto add = [&](const std::string& token) {
-    if (!vocab.contains(token)) vocab[token] = vocab.size();
-  };
+  std::unordered_map<std::string, size_t> ids;  // (nlohmann's ordered_json looks up linearly)
+  auto add = [&](const std::string& token) { ids.try_emplace(token, ids.size()); };
   for (const char32_t code_point : wgpt::tokenizer::byte_to_code_point()) {
     std::string token;
     wgpt::tokenizer::append_utf8(token, code_point);
@@ -35,7 +34,9 @@ std::string vocabulary_for(std::string_view merges) {
     }
     start = end + 1;
   }
-  return vocab.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  nlohmann::json vocab = nlohmann::json::object();
+  for (const auto& [token, id] : ids) vocab[token] = id;
+  return vocab.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace
