@@ -10,7 +10,6 @@
 #include "commands.h"
 #include "model_options.h"
 #include "wgpt/io.h"
-#include "wgpt/train.h"
 
 namespace wgpt::cli {
 namespace {

@@ -128,7 +128,7 @@ Setup set_up(const TrainCommand& command, const std::shared_ptr<gpu::Context>& c
     setup.tokenizer_files =
         bpe ? gpt2_tokenizer_files()
             : std::map<std::string, std::string>{
-                  {"vocab.json", train::char_vocabulary_json(read_training_text(command))}};
+                  {"vocab.json", tokenizer::char_vocabulary_json(read_training_text(command))}};
     model::Config config;
     config.n_layer = command.layers;
     config.n_head = command.heads;

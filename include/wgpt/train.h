@@ -110,10 +110,6 @@ struct Schedule {
 
 // ---- Data -----------------------------------------------------------------------------------
 
-// A character vocabulary (vocab.json: character → id) of every character in `text`, ids in code
-// point order. Throws on invalid UTF-8.
-std::string char_vocabulary_json(std::string_view text);
-
 // Token ids split in text order: the last `held_out` fraction is the validation text.
 struct TokenSplit {
   std::vector<uint32_t> train, validation;
