@@ -36,8 +36,9 @@ void print_timings(const LoadedModel& loaded, const generate::GenerateResult& re
 }
 
 void run(const GenerateCommand& command) {
-  LoadedModel loaded = load_model(command.model);
   if (command.prompt.empty()) throw Error("the prompt is empty: give some text with -p");
+  LoadedModel loaded = load_model(command.model);
+  model::validate(command.sampling, loaded.model.config());
   const std::vector<uint32_t> prompt_ids = loaded.tokenizer->encode(command.prompt);
   if (prompt_ids.size() > loaded.model.config().n_ctx) {
     throw Error("the prompt has " + std::to_string(prompt_ids.size()) +

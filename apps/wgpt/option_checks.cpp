@@ -18,6 +18,7 @@ bool leading_zero(const std::string& text) { return text.size() > 1 && text[0] =
 
 std::string number_text(double value) {
   if (value >= kLargestFloat) return "inf";
+  if (value <= -kLargestFloat) return "-inf";
   std::ostringstream text;
   text << value;
   return text.str();

@@ -2,6 +2,7 @@
 // would wrap or accept silently, and token id lists are parsed strictly.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,8 @@ bool refused(const NumericOption& option, const std::string& value) {
   return false;
 }
 
+const std::set<std::string> kSignedOptions = {"--presence-penalty", "--frequency-penalty"};
+
 TEST(CommandLineOptions, EveryNumericOptionRefusesWrappedOrNonFiniteValues) {
   CLI::App app;
   add_commands(app);
@@ -60,8 +63,12 @@ TEST(CommandLineOptions, EveryNumericOptionRefusesWrappedOrNonFiniteValues) {
   ASSERT_GT(options.size(), 30u);  // every subcommand's counts, rates and seeds
   for (const NumericOption& option : options) {
     SCOPED_TRACE(option.command + " " + option.name);
-    for (const char* value : {"-1", "nan", "inf", "1e999", " 1", "", "x"}) {
+    for (const char* value : {"nan", "inf", "1e999", " 1", "", "x"}) {
       EXPECT_TRUE(refused(option, value)) << "accepted '" << value << "'";
+    }
+    // The penalties subtract any finite amount, a negative one too; nothing else is negative.
+    if (!kSignedOptions.contains(option.name)) {
+      EXPECT_TRUE(refused(option, "-1")) << "accepted '-1'";
     }
     // A float holds 1e20 but not 1e39; a count holds neither 2^64 nor a hex, octal or signed text.
     const auto more =
@@ -79,8 +86,15 @@ TEST(CommandLineOptions, ShapeOptionsRefuseZero) {
     EXPECT_TRUE(refused({"train", name, false}, "0")) << name;
   }
   EXPECT_TRUE(refused({"bench", "--repetitions", false}, "0"));
-  EXPECT_TRUE(refused({"generate", "--temp", true}, "0"));
+  EXPECT_TRUE(refused({"generate", "--temp", true}, "-0.5"));
+  EXPECT_FALSE(refused({"generate", "--temp", true}, "0"));  // greedy
   EXPECT_TRUE(refused({"generate", "--top-p", true}, "1.5"));
+  EXPECT_TRUE(refused({"generate", "--top-p", true}, "0"));
+  EXPECT_TRUE(refused({"generate", "--min-p", true}, "1.5"));
+  EXPECT_TRUE(refused({"generate", "--repeat-penalty", true}, "0"));
+  EXPECT_FALSE(refused({"generate", "--presence-penalty", true}, "-1"));
+  EXPECT_TRUE(refused({"serve", "--port", false}, "65536"));
+  EXPECT_TRUE(refused({"serve", "--parallel", false}, "0"));
   EXPECT_TRUE(refused({"train", "--dropout", true}, "1"));
 }
 
