@@ -17,24 +17,26 @@ cmake --build build-fuzz -j"$(nproc)" --target fuzzers
 fuzzers=${FUZZERS:-$(cd tests/fuzz && ls fuzz_*.cpp | sed 's/\.cpp$//')}
 summary=()
 failed=0
+root=$PWD
 for name in $fuzzers; do
-  work=build-fuzz/fuzz-logs/$name
+  work=$root/build-fuzz/fuzz-logs/$name
+  corpus=$root/tests/fuzz/corpus/$name
   rm -rf "$work" && mkdir -p "$work/new"
   options=(-runs="$runs" -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1
            -artifact_prefix="$work/")
-  [ -f "tests/fuzz/$name.dict" ] && options+=(-dict="tests/fuzz/$name.dict")
+  [ -f "tests/fuzz/$name.dict" ] && options+=(-dict="$root/tests/fuzz/$name.dict")
   echo "== $name: up to $runs executions or ${seconds}s (log: $work/fuzz.log)"
   start=$(date +%s)
   status=0
-  nice -n 19 "build-fuzz/$name" "${options[@]}" "$work/new" "tests/fuzz/corpus/$name" \
+  # From the build folder, as ctest runs them: fuzz_bpe finds GPT-2's files at ../.deps.
+  (cd build-fuzz && nice -n 19 "./$name" "${options[@]}" "$work/new" "$corpus") \
     >"$work/fuzz.log" 2>&1 || status=$?
   elapsed=$(($(date +%s) - start))
   executed=$(grep -o 'number_of_executed_units: *[0-9]*' "$work/fuzz.log" | grep -o '[0-9]*$' ||
              echo "?")
   if [ "$status" -eq 0 ]; then
     result="no finding"
-    nice -n 19 "build-fuzz/$name" -merge=1 "tests/fuzz/corpus/$name" "$work/new" \
-      >"$work/merge.log" 2>&1
+    (cd build-fuzz && nice -n 19 "./$name" -merge=1 "$corpus" "$work/new") >"$work/merge.log" 2>&1
   else
     result="FINDING (exit $status): see $work"
     failed=1

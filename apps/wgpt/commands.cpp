@@ -15,6 +15,7 @@ void add_commands(CLI::App& app) {
   add_trace_command(app);
   add_score_command(app);
   add_serve_command(app);
+  add_serve_bench_command(app);
 }
 
 }  // namespace wgpt::cli

@@ -14,13 +14,19 @@ struct ModelOptions {
   std::string model_dir;
   std::string backend = "gpu";  // cpu | gpu (the GPU adapter follows $WGPT_BACKEND)
   model::LoadOptions load;
+  std::string precision = "mixed";
 };
 
-// -m DIR, --backend and --allow-non-finite.
+// -m DIR, --backend, --allow-non-finite and --precision.
 void add_model_options(CLI::App& command, ModelOptions& options);
 
 // The most tokens one command generates: far past any context, so it never truncates a request.
 inline constexpr uint64_t kMaxGeneratedTokens = 1 << 20;
+
+// --precision f32|mixed (ops::Precision), with `default_value` and a help line that says what
+// mixed does; parse_precision reads the value back.
+CLI::Option* add_precision_option(CLI::App& command, std::string& value);
+ops::Precision parse_precision(const std::string& value);
 
 struct LoadedModel {
   model::Model model;

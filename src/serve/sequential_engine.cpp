@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 #include "wgpt/decoder.h"
-#include "wgpt/sampling.h"
 
 namespace wgpt::serve {
 
@@ -13,8 +11,7 @@ struct SequentialEngine::Slot {
   model::KvCache cache;
   std::unique_ptr<model::Decoder> decoder;  // bound to `cache`, where the model takes that path
   generate::SamplingOptions sampling;
-  // The prompt and every token fed since: the penalties' window and the draw's index, as in
-  // generate().
+  // The prompt and every token fed since begin(): the penalties' window and the draw's index.
   std::vector<uint32_t> context;
 
   // Whether this step continues the cache on the fused path: as generate(), the prefill (and
