@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "model_options.h"
 #include "option_checks.h"
+#include "text_output.h"
 
 namespace wgpt::cli {
 namespace {
@@ -20,6 +21,7 @@ io::Shape shape_of(const Tensor& tensor) {
 }
 
 void run(const CaptureCommand& command) {
+  require_file(command.output, "-o", "safetensors");
   if (command.prompt.empty() == command.ids.empty()) {
     throw Error("give exactly one of -p PROMPT or --ids 1,2,3");
   }

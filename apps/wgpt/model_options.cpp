@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "backend_choice.h"
+
 namespace wgpt::cli {
 
 void add_model_options(CLI::App& command, ModelOptions& options) {
@@ -11,12 +13,18 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
       .add_option("-m,--model", options.model_dir,
                   "Model directory: config.json, model.safetensors or model.fzm, tokenizer files")
       ->required();
-  command.add_option("--backend", options.backend, "cpu (the reference) or gpu")
-      ->check(CLI::IsMember({"cpu", "gpu"}))
+  command
+      .add_option("--backend", options.backend,
+                  "auto (the GPU, or the CPU when WebGPU offers only a software rasteriser), gpu "
+                  "or cpu (the reference)")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
       ->capture_default_str();
   command.add_flag("--allow-non-finite", options.load.allow_non_finite,
                    "Load weights holding NaN or infinity instead of refusing them (to inspect a "
                    "damaged checkpoint: its text is garbage)");
+  command.add_option("--adapter", options.adapter,
+                     "The WebGPU backend: auto, vulkan, metal, d3d12 or gl (default: "
+                     "$WGPT_BACKEND, else auto)");
   add_precision_option(command, options.precision);
 }
 
@@ -37,8 +45,7 @@ ops::Precision parse_precision(const std::string& value) {
 
 LoadedModel load_model(const ModelOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  std::shared_ptr<gpu::Context> context;
-  if (options.backend == "gpu") context = gpu::Context::create();
+  std::shared_ptr<gpu::Context> context = open_backend(options.backend, options.adapter);
   std::optional<io::DirectoryReader> reading;  // the weights and the tokenizer of one version
   std::error_code error;
   if (std::filesystem::is_directory(options.model_dir, error)) reading.emplace(options.model_dir);

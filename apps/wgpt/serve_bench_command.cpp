@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "option_checks.h"
+#include "standard_output.h"
 #include "wgpt/error.h"
 #include "wgpt/serve.h"
 
@@ -33,7 +34,7 @@ void run(const ServeBenchCommand& command) {
                 result.tokens_per_second() / static_cast<double>(clients),
                 result.first_token_percentile(50) * 1e3, result.first_token_percentile(90) * 1e3,
                 result.first_token_percentile(99) * 1e3);
-    std::fflush(stdout);
+    finish_stdout();  // each row as it is measured
     if (result.completed != clients) {
       std::fprintf(stderr, "serve-bench: %zu of %zu streams failed; the first: %s\n",
                    clients - result.completed, clients, result.first_error.c_str());

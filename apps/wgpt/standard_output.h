@@ -11,7 +11,8 @@ namespace wgpt::cli {
 void write_stdout(std::string_view text);
 
 // Flushes standard output and throws wgpt::Error when that, or any earlier write to it (printf
-// included: the stream's error flag is sticky), failed. main() calls it before exiting 0.
+// included: the stream's error flag is sticky), failed. main() calls it before exiting 0; a
+// command calls it wherever its printed lines must be out before it goes on.
 void finish_stdout();
 
 }  // namespace wgpt::cli

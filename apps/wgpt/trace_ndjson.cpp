@@ -1,4 +1,5 @@
 // `wgpt trace --format ndjson`: one JSON record per step, written as the step arrives.
+#include "text_output.h"
 #include "trace_sinks.h"
 
 namespace wgpt::cli {
@@ -36,13 +37,13 @@ class NdjsonSink final : public TraceSink {
   }
 
   std::string finish(const generate::GenerateResult&) override {
-    out_.commit();
-    return "wrote " + std::to_string(steps_) + " step records to " + out_.target().string();
+    out_.close();
+    return "wrote " + std::to_string(steps_) + " step records to " + out_.name();
   }
 
  private:
   const TraceRun& run_;
-  io::OutputFile out_;
+  TextOutput out_;
   size_t steps_ = 0;
 };
 

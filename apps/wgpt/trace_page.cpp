@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "text_output.h"
 #include "trace_sinks.h"
 
 namespace wgpt::cli {
@@ -92,14 +93,14 @@ class PageSink final : public TraceSink {
     if (slot == std::string::npos) throw Error("the embedded trace page has no data slot");
     page.replace(slot, kDataSlot.size(), script_safe(dump_json(data)));
     out_.write(page);
-    out_.commit();
+    out_.close();
     return "wrote the trace page (" + std::to_string(page.size() / 1024) + " KiB) to " +
-           out_.target().string();
+           out_.name();
   }
 
  private:
   const TraceRun& run_;
-  io::OutputFile out_;
+  TextOutput out_;
   nlohmann::ordered_json steps_ = nlohmann::ordered_json::array();
 };
 

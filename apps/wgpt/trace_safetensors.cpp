@@ -1,4 +1,5 @@
 // `wgpt trace --format safetensors`: every captured tensor of every step as step.S.<name>.
+#include "text_output.h"
 #include "trace_sinks.h"
 #include "wgpt/io.h"
 
@@ -7,9 +8,16 @@ namespace {
 
 io::Shape io_shape(const Shape& shape) { return io::Shape(shape.begin(), shape.end()); }
 
+// The -o path, which must name a file: safetensors is binary.
+const std::filesystem::path& file_path(const std::filesystem::path& path) {
+  require_file(path, "-o", "safetensors");
+  return path;
+}
+
 class SafetensorsSink final : public TraceSink {
  public:
-  SafetensorsSink(const std::filesystem::path& path, const TraceRun& run) : run_(run), out_(path) {}
+  SafetensorsSink(const std::filesystem::path& path, const TraceRun& run)
+      : run_(run), out_(file_path(path)) {}
 
   void step(size_t step, const model::StepTrace& trace, uint32_t token) override {
     const std::string prefix = "step." + std::to_string(step) + ".";
