@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "data_files.h"
 #include "model_options.h"
 
 namespace wgpt::cli {
@@ -14,18 +15,6 @@ struct InitCommand {
   std::string format = "safetensors";
 };
 
-void copy_gpt2_tokenizer(const std::filesystem::path& model_dir) {
-  const auto source = gpt2_tokenizer_dir();
-  const auto vocab = source / "encoder.json", merges = source / "vocab.bpe";
-  if (!std::filesystem::exists(vocab) || !std::filesystem::exists(merges)) {
-    throw Error("GPT-2 tokenizer files not found in " + source.string() +
-                " (run scripts/setup.sh)");
-  }
-  const auto overwrite = std::filesystem::copy_options::overwrite_existing;
-  std::filesystem::copy_file(vocab, model_dir / "vocab.json", overwrite);
-  std::filesystem::copy_file(merges, model_dir / "merges.txt", overwrite);
-}
-
 void run(const InitCommand& command) {
   const model::Config config = model::named_config(command.config);
   std::fprintf(stderr,
@@ -34,15 +23,21 @@ void run(const InitCommand& command) {
                config.n_layer, config.n_head, config.n_embd, config.n_ctx, config.vocab_size,
                static_cast<double>(config.parameter_count()) / 1e6,
                static_cast<unsigned long long>(command.seed));
+  // Found before anything is written: a directory without its tokenizer cannot generate.
+  const std::map<std::string, std::string> tokenizer_files =
+      config.tokenizer == "gpt2-bpe" ? gpt2_tokenizer_files()
+                                     : std::map<std::string, std::string>{};
   const model::Model model = model::Model::random(config, command.seed);
   std::fprintf(stderr, "writing %s\n", command.output.c_str());
   model.save(command.output, command.format == "fzm" ? io::Format::fzm : io::Format::safetensors);
-  if (config.tokenizer == "gpt2-bpe") {
-    copy_gpt2_tokenizer(command.output);
-  } else {
+  for (const auto& [name, content] : tokenizer_files) {
+    io::write_file_atomically(std::filesystem::path(command.output) / name, content);
+  }
+  if (tokenizer_files.empty()) {
     std::fprintf(stderr,
-                 "note: vocabulary %zu is not GPT-2's: add a tokenizer (vocab.json) to %s\n",
-                 config.vocab_size, command.output.c_str());
+                 "warning: %s has no tokenizer: vocabulary %zu is not GPT-2's (50257), so add a "
+                 "vocab.json of your own before generating with it\n",
+                 command.output.c_str(), config.vocab_size);
   }
 }
 

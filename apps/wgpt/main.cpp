@@ -4,9 +4,15 @@
 
 #include "commands.h"
 #include "wgpt/error.h"
+#include "wgpt/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"wgpt: a WebGPU-native GPT-2 runtime"};
+  app.set_version_flag("--version",
+                       std::string("wgpt ") + std::string(wgpt::version()) +
+                           "\ncommit: " + std::string(wgpt::commit()) +
+                           "\nwebgpu: " + std::string(wgpt::webgpu_build()),
+                       "Print the version, the commit and the WebGPU library it was built with");
   app.require_subcommand(1);
   wgpt::cli::add_info_command(app);
   wgpt::cli::add_generate_command(app);
@@ -18,6 +24,7 @@ int main(int argc, char** argv) {
   wgpt::cli::add_train_command(app);
   wgpt::cli::add_trace_command(app);
   wgpt::cli::add_score_command(app);
+  wgpt::cli::add_convert_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -15,7 +15,16 @@ struct ModelOptions {
   std::string backend = "gpu";  // cpu | gpu (the GPU adapter follows $WGPT_BACKEND)
 };
 
+// -m on every command that takes a model, explained the same way everywhere.
+CLI::Option* add_model_option(CLI::App& command, std::string& model);
 void add_model_options(CLI::App& command, ModelOptions& options);
+
+// What -m names, tried in order: a model directory or GGUF file at that path; a model shipped with
+// wgpt (share/wgpt/models/NAME); a hub id in the Hugging Face cache. Throws naming every place
+// looked in.
+std::filesystem::path resolve_model(const std::string& name);
+// The tokenizer of a resolved model (its directory's files or its GGUF metadata).
+std::unique_ptr<tokenizer::Tokenizer> load_model_tokenizer(const std::filesystem::path& model);
 
 struct LoadedModel {
   model::Model model;
@@ -24,8 +33,5 @@ struct LoadedModel {
 };
 
 LoadedModel load_model(const ModelOptions& options);
-
-// Where the tool finds the GPT-2 tokenizer files it copies into new model directories.
-std::filesystem::path gpt2_tokenizer_dir();
 
 }  // namespace wgpt::cli

@@ -172,7 +172,9 @@ TensorData decode(const Entry& entry, std::span<const uint8_t> bytes,
     case DType::u32:
       return TensorData::from_ints(entry.name, entry.shape,
                                    convert_elements<uint32_t>(bytes, widen), DType::u32);
-    case DType::q4:
+    case DType::q4:  // parse_dtype admits none of these
+    case DType::q8_0:
+    case DType::q4_0:
       break;
   }
   throw Error("tensor '" + entry.name + "': no safetensors decoder for its dtype");

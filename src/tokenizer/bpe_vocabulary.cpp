@@ -67,8 +67,8 @@ std::pair<std::string, std::string> split_merge(std::string_view line, size_t li
 
 }  // namespace
 
-BpeVocabulary parse_vocab_and_merges(std::string_view vocab_json, std::string_view merges_txt) {
-  BpeVocabulary vocabulary;
+Vocabulary parse_vocab_and_merges(std::string_view vocab_json, std::string_view merges_txt) {
+  Vocabulary vocabulary;
   vocabulary.tokens =
       parse_vocab(parse_json(vocab_json, "vocab.json"), json::array(), "vocab.json");
   size_t line_number = 0;
@@ -84,7 +84,7 @@ BpeVocabulary parse_vocab_and_merges(std::string_view vocab_json, std::string_vi
   return vocabulary;
 }
 
-BpeVocabulary parse_tokenizer_json(std::string_view tokenizer_json) {
+Vocabulary parse_tokenizer_json(std::string_view tokenizer_json) {
   const char* what = "tokenizer.json";
   const json root = parse_json(tokenizer_json, what);
   if (!root.is_object() || !root.contains("model") || !root["model"].is_object()) {
@@ -100,7 +100,7 @@ BpeVocabulary parse_tokenizer_json(std::string_view tokenizer_json) {
   const json added = root.contains("added_tokens") && root["added_tokens"].is_array()
                          ? root["added_tokens"]
                          : json::array();
-  BpeVocabulary vocabulary;
+  Vocabulary vocabulary;
   vocabulary.tokens = parse_vocab(model["vocab"], added, what);
   size_t index = 0;
   for (const json& merge : model["merges"]) {

@@ -91,7 +91,8 @@ TEST(IoCorruption, FzmWithFlippedBytesLoadsOrThrows) {
 TEST(IoCorruption, FuzzSeedsLoad) {
   const auto corpus = test::source_dir() / "tests/fuzz/corpus";
   for (const auto& [folder, format] :
-       {std::pair{"fuzz_safetensors", Format::safetensors}, std::pair{"fuzz_fzm", Format::fzm}}) {
+       {std::pair{"fuzz_safetensors", Format::safetensors}, std::pair{"fuzz_fzm", Format::fzm},
+        std::pair{"fuzz_gguf", Format::gguf}}) {
     int seeds = 0;
     for (const auto& entry : std::filesystem::directory_iterator(corpus / folder)) {
       const auto bytes = test::read_bytes(entry.path());
