@@ -4,8 +4,12 @@
 #include <vector>
 
 #if defined(_WIN32)
+#include <io.h>
 #include <windows.h>
-#elif defined(__APPLE__)
+#else
+#include <unistd.h>
+#endif
+#if defined(__APPLE__)
 #include <crt_externs.h>
 #include <mach-o/dyld.h>
 #endif
@@ -24,6 +28,14 @@ std::string quoted(const std::vector<std::string>& arguments) {
 }
 
 }  // namespace
+
+bool is_terminal(std::FILE* stream) {
+#if defined(_WIN32)
+  return _isatty(_fileno(stream)) != 0;
+#else
+  return ::isatty(fileno(stream)) == 1;
+#endif
+}
 
 #if defined(_WIN32)
 
