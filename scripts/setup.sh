@@ -8,9 +8,10 @@ cd "$(dirname "$0")/.."
 apt_packages=(
   cmake g++ make ninja-build clang libclang-rt-14-dev clang-format
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev pkgconf
+  nlohmann-json3-dev libcli11-dev pkgconf libcpp-httplib-dev
   libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri
   emscripten chromium
+  nginx
 )
 missing=()
 # Node.js may come from elsewhere than Debian (it brings its own npm); take Debian's only when absent.
@@ -35,6 +36,7 @@ npm_tarballs=(
   "@huggingface/gguf@0.4.6 1b06072c973f93b090b17e0ee7e48a07324b30489d5878d056a81a47a8cd9296"
   "@huggingface/tasks@0.21.54 ec3461a9eb087379adfc4e8830ae9980d1919d79c5f260dfc8564d67df65c7a2"
   "@wllama/wllama@3.13.0 a9eaac205ff9a1d6fdbea395a48652bd5febc56511a7b66b736d862bf726d2d5"
+  "openai@6.49.0 e48de0f4c5dbecebdeb864233f5ea49be07cd3e0ff3bd3e1e6745dc5e168cced"
 )
 mkdir -p .deps/npm
 for entry in "${npm_tarballs[@]}"; do
