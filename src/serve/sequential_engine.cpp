@@ -2,17 +2,19 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 
 #include "wgpt/decoder.h"
+#include "wgpt/sampling.h"
 
 namespace wgpt::serve {
 
 struct SequentialEngine::Slot {
   model::KvCache cache;
   std::unique_ptr<model::Decoder> decoder;  // bound to `cache`, where the model takes that path
-  std::optional<generate::Sampler> sampler;
-  bool greedy = false;
+  generate::SamplingOptions sampling;
+  // Every token run so far (the prompt, then each chosen token as it is fed back): the context
+  // model::choose_token sees, as generate()'s.
+  std::vector<uint32_t> context;
 
   // Whether this step continues the cache on the fused path: as generate(), the prefill (and
   // every step of a model the fused path cannot run) takes the general forward pass.
@@ -41,7 +43,7 @@ void describe(std::span<const float> logits, const StepReport& report, StepOutpu
 SequentialEngine::SequentialEngine(const model::Model& model, size_t slots) : model_(model) {
   if (slots == 0) throw Error("the server needs at least one slot: --parallel must be 1 or more");
   for (size_t i = 0; i < slots; ++i) {
-    auto slot = std::make_unique<Slot>(Slot{model.new_cache(), nullptr, std::nullopt, false});
+    auto slot = std::make_unique<Slot>(Slot{model.new_cache(), nullptr, {}, {}});
     if (model::Decoder::supported(model)) {
       slot->decoder = std::make_unique<model::Decoder>(model, slot->cache);
     }
@@ -54,8 +56,8 @@ SequentialEngine::~SequentialEngine() = default;
 void SequentialEngine::begin(size_t slot, const generate::SamplingOptions& sampling) {
   Slot& s = *slots_.at(slot);
   s.cache.clear();
-  s.sampler.emplace(sampling);
-  s.greedy = sampling.greedy;
+  s.sampling = sampling;
+  s.context.clear();
 }
 
 std::vector<StepOutput> SequentialEngine::step(std::span<const StepInput> batch) {
@@ -68,14 +70,17 @@ std::vector<StepOutput> SequentialEngine::step(std::span<const StepInput> batch)
 StepOutput SequentialEngine::step_one(Slot& slot, const StepInput& input) const {
   StepOutput output;
   const StepReport& report = input.report;
-  if (slot.decodes(input) && slot.greedy && !report.logprob && report.top == 0 &&
+  slot.context.insert(slot.context.end(), input.ids.begin(), input.ids.end());
+  // The GPU's argmax is plain greedy decoding: a bias or a penalty changes the logits first.
+  const bool plain_greedy = slot.sampling.is_greedy() && !slot.sampling.adjusts_logits();
+  if (slot.decodes(input) && plain_greedy && !report.logprob && report.top == 0 &&
       !report.attention) {
-    // The GPU chooses the token (first maximum, as the sampler) and 4 bytes come back.
+    // The GPU chooses the token (first maximum, as choose_token) and 4 bytes come back.
     output.token = slot.decoder->step_greedy(input.ids[0]);
     return output;
   }
   const std::vector<float> logits = logits_of(slot, input, output);
-  output.token = slot.sampler->next(logits);
+  output.token = model::choose_token(logits, slot.context, slot.sampling).token;
   if (report.logprob || report.top > 0) describe(logits, report, output);
   return output;
 }
