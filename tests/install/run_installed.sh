@@ -32,6 +32,12 @@ grep -q "^wgpt [0-9]*\.[0-9]*\.[0-9]*$" "$work/out" || fail "--version lacks the
 grep -q "^commit: ." "$work/out" || fail "--version lacks the commit"
 grep -q "^webgpu: ." "$work/out" || fail "--version lacks the WebGPU library"
 
+# `wgpt serve` runs on the cpp-httplib installed beside it (found through RUNPATH before the system's).
+check "serve --help" "$wgpt" serve --help
+grep -q -- "--port" "$work/out" || fail "serve --help does not explain --port: $(cat "$work/out")"
+ldd "$wgpt" | grep -q "libcpp-httplib[^ ]* => $prefix/bin/\.\./lib/" ||
+  fail "wgpt does not take cpp-httplib from the install: $(ldd "$wgpt" | grep httplib)"
+
 check "init" "$wgpt" init --config 2,2,32,64,50257 -o fresh --seed 1
 [ -s fresh/vocab.json ] && [ -s fresh/merges.txt ] || fail "init wrote no tokenizer"
 check "generate on the initialised model" "$wgpt" generate -m fresh -p "Hello" -n 4 --greedy
@@ -56,7 +62,7 @@ for hello in "$hello_cmake" "$hello_pkg_config"; do
     fail "$hello printed '$(cat "$work/out")', the tool '$tool_text'"
 done
 
-echo "ran from the installed tree alone: --version, init, generate, data brown ($(wc -c <brown.txt)" \
+echo "ran from the installed tree alone: --version, serve --help, init, generate, data brown ($(wc -c <brown.txt)" \
   "bytes), train --tokenizer gpt2 (wrote: $(ls trained | tr '\n' ' ')), the shipped model by name," \
   "examples/hello built both ways"
 rm -rf "$work"
