@@ -4,17 +4,16 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
 #include <limits>
 #include <set>
 
 #include "io/byte_reader.h"
 #include "io/element_count.h"
+#include "io/element_decode.h"
 #include "io/file_bytes.h"
 #include "io/formats.h"
 #include "io/gguf_blocks.h"
 #include "io/gguf_layout.h"
-#include "io/half.h"
 
 namespace wgpt::io {
 namespace {
@@ -194,18 +193,6 @@ void check_placement(const ByteReader& reader, const std::vector<Layout>& layout
   }
 }
 
-template <class Stored, class Convert>
-auto convert_elements(std::span<const uint8_t> bytes, Convert convert) {
-  using Value = decltype(convert(Stored{}));
-  std::vector<Value> values(bytes.size() / sizeof(Stored));
-  for (size_t i = 0; i < values.size(); ++i) {
-    Stored stored;
-    std::memcpy(&stored, bytes.data() + i * sizeof(Stored), sizeof(Stored));
-    values[i] = convert(stored);
-  }
-  return values;
-}
-
 }  // namespace
 
 GgufFile parse_gguf(std::span<const uint8_t> bytes, std::string_view source,
@@ -272,35 +259,19 @@ TensorData GgufFile::decode(const GgufTensorInfo& tensor) const {
   const auto bytes =
       data_.subspan(static_cast<size_t>(tensor.offset),
                     static_cast<size_t>(numel / type->block_elements * type->block_bytes));
-  const auto widen = [](auto x) { return static_cast<int64_t>(x); };
-  switch (*dtype) {
-    case DType::f32:
-      if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(float) == 0) {
-        const std::span<const float> view(reinterpret_cast<const float*>(bytes.data()),
-                                          static_cast<size_t>(numel));
-        return TensorData::view_floats(tensor.name, tensor.shape, view, owner_);
-      }
-      return TensorData::from_floats(tensor.name, tensor.shape,
-                                     convert_elements<float>(bytes, [](float x) { return x; }));
-    case DType::f16:
-      return TensorData::from_floats(tensor.name, tensor.shape,
-                                     convert_elements<uint16_t>(bytes, f16_to_f32), DType::f16);
-    case DType::bf16:
-      return TensorData::from_floats(tensor.name, tensor.shape,
-                                     convert_elements<uint16_t>(bytes, bf16_to_f32), DType::bf16);
-    case DType::q8_0:
-      return TensorData::from_floats(tensor.name, tensor.shape, gguf::dequantize_q8_0(bytes, numel),
-                                     DType::q8_0);
-    case DType::q4_0:
-      return TensorData::from_floats(tensor.name, tensor.shape, gguf::dequantize_q4_0(bytes, numel),
-                                     DType::q4_0);
-    case DType::i32:
-      return TensorData::from_ints(tensor.name, tensor.shape,
-                                   convert_elements<int32_t>(bytes, widen), DType::i32);
-    default:
-      return TensorData::from_ints(tensor.name, tensor.shape,
-                                   convert_elements<int64_t>(bytes, widen));
+  if (*dtype == DType::q8_0) {
+    return TensorData::from_floats(tensor.name, tensor.shape, gguf::dequantize_q8_0(bytes, numel),
+                                   DType::q8_0);
   }
+  if (*dtype == DType::q4_0) {
+    return TensorData::from_floats(tensor.name, tensor.shape, gguf::dequantize_q4_0(bytes, numel),
+                                   DType::q4_0);
+  }
+  if (auto plain = decode_elements(tensor.name, tensor.shape, *dtype, bytes, numel, owner_)) {
+    return std::move(*plain);
+  }
+  throw Error(source_ + ": tensor '" + tensor.name + "': no decoder for " +
+              std::string(dtype_name(*dtype)));
 }
 
 const GgufValue& GgufFile::value(const std::string& key) const {
