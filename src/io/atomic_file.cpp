@@ -1,7 +1,12 @@
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 #include "io/byte_sink.h"
-#include "io/host_file.h"
 #include "wgpt/error.h"
 #include "wgpt/io.h"
 
@@ -11,7 +16,7 @@ namespace {
 // Unique among the threads and processes that might save the same target at once.
 std::filesystem::path temporary_beside(const std::filesystem::path& target) {
   static std::atomic<uint64_t> counter{0};
-  return target.string() + ".tmp." + std::to_string(host::process_id()) + "." +
+  return target.string() + ".tmp." + std::to_string(::getpid()) + "." +
          std::to_string(counter.fetch_add(1));
 }
 
@@ -19,33 +24,39 @@ std::filesystem::path temporary_beside(const std::filesystem::path& target) {
 
 AtomicFile::AtomicFile(std::filesystem::path target)
     : target_(std::move(target)), temporary_(temporary_beside(target_)) {
-  std::string error;
-  fd_ = host::create_new(temporary_, error);
-  if (fd_ < 0) fail(error);
+  fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd_ < 0) fail(std::string("cannot create a temporary file: ") + std::strerror(errno));
 }
 
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) {
-    std::string ignored;
-    host::close(fd_, ignored);
-    host::remove(temporary_);
+    ::close(fd_);
+    ::unlink(temporary_.c_str());
   }
 }
 
 void AtomicFile::write(std::span<const uint8_t> bytes) {
-  std::string error;
-  if (!host::write_all(fd_, bytes, error)) fail(error);
+  while (!bytes.empty()) {
+    const ssize_t written = ::write(fd_, bytes.data(), bytes.size());
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) fail(std::string("write failed: ") + std::strerror(errno));
+    bytes = bytes.subspan(static_cast<size_t>(written));
+  }
 }
 
 void AtomicFile::commit() {
   // Data must be on disk before the rename makes it visible, or a crash could leave an empty file.
-  std::string error;
-  if (!host::flush_to_disk(fd_, error)) fail(error);
+  if (::fsync(fd_) != 0) fail(std::string("fsync failed: ") + std::strerror(errno));
   const int fd = fd_;
   fd_ = -1;
-  if (!host::close(fd, error) || !host::replace(temporary_, target_, error)) {
-    host::remove(temporary_);
-    fail(error);
+  if (::close(fd) != 0) {
+    ::unlink(temporary_.c_str());
+    fail(std::string("close failed: ") + std::strerror(errno));
+  }
+  if (std::rename(temporary_.c_str(), target_.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temporary_.c_str());
+    fail(std::string("rename failed: ") + std::strerror(error));
   }
 }
 

@@ -9,8 +9,6 @@
 #include <memory>
 #include <span>
 
-#include "io/host_file.h"
-
 namespace wgpt::io {
 
 class FileBytes {
@@ -21,11 +19,15 @@ class FileBytes {
   FileBytes(const FileBytes&) = delete;
   FileBytes& operator=(const FileBytes&) = delete;
 
-  std::span<const uint8_t> bytes() const { return {mapping_.data, mapping_.size}; }
+  std::span<const uint8_t> bytes() const { return {data_, size_}; }
 
  private:
-  explicit FileBytes(host::Mapping mapping) : mapping_(mapping) {}
-  host::Mapping mapping_;
+  FileBytes() = default;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+#ifdef __EMSCRIPTEN__
+  std::unique_ptr<uint8_t[]> buffer_;
+#endif
 };
 
 }  // namespace wgpt::io
