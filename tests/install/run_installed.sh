@@ -35,8 +35,9 @@ grep -q "^webgpu: ." "$work/out" || fail "--version lacks the WebGPU library"
 # `wgpt serve` runs on the cpp-httplib installed beside it (found through RUNPATH before the system's).
 check "serve --help" "$wgpt" serve --help
 grep -q -- "--port" "$work/out" || fail "serve --help does not explain --port: $(cat "$work/out")"
-ldd "$wgpt" | grep -q "libcpp-httplib[^ ]* => $prefix/bin/\.\./lib/" ||
-  fail "wgpt does not take cpp-httplib from the install: $(ldd "$wgpt" | grep httplib)"
+loaded=$(ldd "$wgpt")  # whole, before grep: grep -q would end the pipe early (pipefail)
+grep -q "libcpp-httplib[^ ]* => $prefix/bin/\.\./lib/" <<<"$loaded" ||
+  fail "wgpt does not take cpp-httplib from the install: $(grep httplib <<<"$loaded")"
 
 check "init" "$wgpt" init --config 2,2,32,64,50257 -o fresh --seed 1
 [ -s fresh/vocab.json ] && [ -s fresh/merges.txt ] || fail "init wrote no tokenizer"
