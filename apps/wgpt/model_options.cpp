@@ -20,6 +20,22 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
   command.add_option("--backend", options.backend, "cpu (the reference) or gpu")
       ->check(CLI::IsMember({"cpu", "gpu"}))
       ->capture_default_str();
+  add_precision_option(command, options.precision);
+}
+
+CLI::Option* add_precision_option(CLI::App& command, std::string& value) {
+  return command
+      .add_option("--precision", value,
+                  "The GPU products: f32, or mixed (f16 operands, f32 sums) on the tensor cores "
+                  "where the device has them, f32 elsewhere (docs/precision.md)")
+      ->check(CLI::IsMember({"f32", "mixed"}))
+      ->capture_default_str();
+}
+
+ops::Precision parse_precision(const std::string& value) {
+  if (value == "f32") return ops::Precision::f32;
+  if (value == "mixed") return ops::Precision::mixed;
+  throw Error("--precision must be f32 or mixed, got '" + value + "'");
 }
 
 LoadedModel load_model(const ModelOptions& options) {
@@ -28,6 +44,7 @@ LoadedModel load_model(const ModelOptions& options) {
   if (options.backend == "gpu") context = gpu::Context::create();
   const std::filesystem::path path = resolve_model(options.model_dir);
   LoadedModel loaded{model::Model::load(path, context), load_model_tokenizer(path), 0};
+  loaded.model.set_precision(parse_precision(options.precision));
   if (loaded.tokenizer->vocab_size() > loaded.model.config().vocab_size) {
     throw Error("the tokenizer has " + std::to_string(loaded.tokenizer->vocab_size()) +
                 " tokens but the model only " + std::to_string(loaded.model.config().vocab_size));

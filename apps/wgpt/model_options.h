@@ -13,6 +13,7 @@ namespace wgpt::cli {
 struct ModelOptions {
   std::string model_dir;
   std::string backend = "gpu";  // cpu | gpu (the GPU adapter follows $WGPT_BACKEND)
+  std::string precision = "mixed";
 };
 
 // -m on every command that takes a model, explained the same way everywhere.
@@ -25,6 +26,10 @@ void add_model_options(CLI::App& command, ModelOptions& options);
 std::filesystem::path resolve_model(const std::string& name);
 // The tokenizer of a resolved model (its directory's files or its GGUF metadata).
 std::unique_ptr<tokenizer::Tokenizer> load_model_tokenizer(const std::filesystem::path& model);
+// --precision f32|mixed (ops::Precision), with `default_value` and a help line that says what
+// mixed does; parse_precision reads the value back.
+CLI::Option* add_precision_option(CLI::App& command, std::string& value);
+ops::Precision parse_precision(const std::string& value);
 
 struct LoadedModel {
   model::Model model;

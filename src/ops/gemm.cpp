@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "ops/op_support.h"
 
@@ -25,6 +26,13 @@ constexpr size_t kMinSplitDepth = 32;
 // (24 blocks) 4.1 against 5.1; scalar, 72 blocks 10.6 against 11.2, 108 blocks 17.7 against 13.8.
 constexpr size_t kWideVec4MinBlocks = 32;
 constexpr size_t kWideMinBlocks = 96;
+// The tensor-core kernels take 128×128 blocks once a product has one per multiprocessor of an
+// H200, else 64×64 blocks (four times as many workgroups).
+constexpr size_t kTensorWideMinBlocks = 132;
+// Split-k: a tiled product with fewer blocks than this splits k until it has about as many
+// workgroups (two per multiprocessor of an H200), each split at least kMinTiledSplitDepth deep.
+constexpr size_t kTiledTargetWorkgroups = 264;
+constexpr size_t kMinTiledSplitDepth = 256;
 
 size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
@@ -34,29 +42,44 @@ size_t extent(size_t batch, size_t batch_stride, size_t rows, size_t cols) {
 }
 
 void validate(std::string_view op, const Gemm& g, const Tensor& a, const Tensor& b,
-              const std::optional<Tensor>& bias, const Tensor& out) {
+              const GemmEpilogue& epilogue, const Tensor& out) {
   require_dtype(op, "a", a, DType::f32);
   require_dtype(op, "b", b, DType::f32);
   if (g.batch == 0 || g.m == 0 || g.k == 0 || g.n == 0) {
     fail(op, "empty product: batch " + std::to_string(g.batch) + ", m " + std::to_string(g.m) +
                  ", k " + std::to_string(g.k) + ", n " + std::to_string(g.n));
   }
+  const size_t out_extent = g.batch * g.m * g.out_row_stride;
   if (a.numel() < extent(g.batch, g.a_batch_stride, g.m, g.k) ||
-      b.numel() < extent(g.batch, g.b_batch_stride, g.k, g.n) ||
-      out.numel() < g.batch * g.m * g.out_row_stride || g.out_col_offset + g.n > g.out_row_stride) {
+      b.numel() < extent(g.batch, g.b_batch_stride, g.k, g.n) || out.numel() < out_extent ||
+      g.out_col_offset + g.n > g.out_row_stride) {
     fail(op, "operands " + a.describe() + ", " + b.describe() + " → " + out.describe() +
                  " do not fit the product's geometry");
   }
-  if (bias) {
-    require_dtype(op, "bias", *bias, DType::f32);
-    if (bias->shape() != Shape{g.n}) {
-      fail(op, "bias must be [" + std::to_string(g.n) + "], got " + bias->describe());
+  if (epilogue.bias) {
+    require_dtype(op, "bias", *epilogue.bias, DType::f32);
+    if (epilogue.bias->shape() != Shape{g.n}) {
+      fail(op, "bias must be [" + std::to_string(g.n) + "], got " + epilogue.bias->describe());
+    }
+  }
+  if (epilogue.residual) {
+    require_dtype(op, "residual", *epilogue.residual, DType::f32);
+    if (epilogue.residual->numel() != out.numel()) {
+      fail(op, "residual " + epilogue.residual->describe() + " must have the output's shape " +
+                   out.describe());
     }
   }
 }
 
-void gemm_cpu(const Gemm& g, std::span<const float> a, std::span<const float> b, const float* bias,
-              std::span<float> out) {
+float gelu_tanh(float x) {
+  const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+  return 0.5f * x * (1.0f + std::tanh(u));
+}
+
+void gemm_cpu(const Gemm& g, std::span<const float> a, std::span<const float> b,
+              const GemmEpilogue& epilogue, std::span<float> out) {
+  const float* bias = epilogue.bias ? epilogue.bias->floats().data() : nullptr;
+  const float* residual = epilogue.residual ? epilogue.residual->floats().data() : nullptr;
   for (size_t batch = 0; batch < g.batch; ++batch) {
     const float* a_batch = a.data() + batch * g.a_batch_stride;
     const float* b_batch = b.data() + batch * g.b_batch_stride;
@@ -69,15 +92,36 @@ void gemm_cpu(const Gemm& g, std::span<const float> a, std::span<const float> b,
           sum += static_cast<double>(a_value) * b_value;
         }
         float value = static_cast<float>(sum) * g.scale + (bias ? bias[col] : 0.0f);
-        out[(batch * g.m + row) * g.out_row_stride + g.out_col_offset + col] = value;
+        if (epilogue.gelu) value = gelu_tanh(value);
+        const size_t at = (batch * g.m + row) * g.out_row_stride + g.out_col_offset + col;
+        out[at] = value + (residual ? residual[at] : 0.0f);
       }
     }
   }
 }
 
-// The 16 parameter words shared by matmul.wgsl, gemv.wgsl and gemv_reduce.wgsl.
-std::array<uint32_t, 16> params(std::string_view op, const Gemm& g, bool has_bias, size_t nsplit,
-                                size_t k_per_split) {
+// lib/gemm_epilogue.wgsl's bits.
+constexpr uint32_t kEpilogueGelu = 1;
+constexpr uint32_t kEpilogueResidual = 2;
+
+// The f16 bits of an operand scale: a power of two that f16 represents as a normal number.
+uint32_t half_bits(std::string_view op, float power_of_two) {
+  int exponent = 0;
+  const float mantissa = std::frexp(power_of_two, &exponent);  // power_of_two = 0.5 · 2^exponent
+  if (mantissa != 0.5f || exponent - 1 < -14 || exponent - 1 > 15) {
+    fail(op, "an operand scale must be a power of two in [2^-14, 2^15], got " +
+                 std::to_string(power_of_two));
+  }
+  return static_cast<uint32_t>(exponent - 1 + 15) << 10;
+}
+
+// The 16 parameter words of lib/gemm_params.wgsl, shared by every GEMM kernel. The operand scales
+// go in as f16 (exact for the powers of two they are), their product divided out of the scale.
+std::array<uint32_t, 16> params(std::string_view op, const Gemm& g, const GemmEpilogue& epilogue,
+                                size_t nsplit, size_t k_per_split) {
+  const uint32_t operand_scales =
+      half_bits(op, g.a_operand_scale) | half_bits(op, g.b_operand_scale) << 16;
+  const float scale = g.scale / (g.a_operand_scale * g.b_operand_scale);
   return {word(op, g.m),
           word(op, g.k),
           word(op, g.n),
@@ -86,14 +130,14 @@ std::array<uint32_t, 16> params(std::string_view op, const Gemm& g, bool has_bia
           word(op, g.b_batch_stride),
           g.trans_a ? 1u : 0u,
           g.trans_b ? 1u : 0u,
-          has_bias ? 1u : 0u,
-          float_word(g.scale),
+          epilogue.bias ? 1u : 0u,
+          float_word(scale),
           word(op, g.out_col_offset),
           word(op, g.out_row_stride),
           word(op, nsplit),
           word(op, k_per_split),
-          0u,
-          0u};
+          (epilogue.gelu ? kEpilogueGelu : 0u) | (epilogue.residual ? kEpilogueResidual : 0u),
+          operand_scales};
 }
 
 void require_grid(std::string_view op, const gpu::Context& context, gpu::Workgroups grid) {
@@ -104,19 +148,36 @@ void require_grid(std::string_view op, const gpu::Context& context, gpu::Workgro
   }
 }
 
-// A tiled GEMM kernel and the size of the square block of C one workgroup computes.
+// A tiled GEMM kernel: the square block of C one workgroup computes and the k tile it steps by.
 struct TiledKernel {
+  GemmKernel kernel;
   std::string_view name;
   size_t tile;
+  size_t k_tile;
 };
-constexpr TiledKernel kTiled{"matmul", 64};
-constexpr TiledKernel kWide{"matmul_wide", 128};
-constexpr TiledKernel kWideVec4{"matmul_wide_vec4", 128};
+constexpr std::array<TiledKernel, 7> kTiledKernels = {{
+    {GemmKernel::tiled, "matmul", 64, 16},
+    {GemmKernel::wide, "matmul_wide", 128, 8},
+    {GemmKernel::wide_vec4, "matmul_wide_vec4", 128, 8},
+    {GemmKernel::tensor_64, "matmul_tensor_64", 64, 32},
+    {GemmKernel::tensor_64_vec4, "matmul_tensor_64_vec4", 64, 32},
+    {GemmKernel::tensor, "matmul_tensor", 128, 32},
+    {GemmKernel::tensor_vec4, "matmul_tensor_vec4", 128, 32},
+}};
 
-// Whether matmul_wide_vec4.wgsl can read both operands as vec4s: every contiguous row (k, or m
-// for a transposed A; n, or k for a transposed B) and both batch strides are multiples of 4
-// floats, and bindings start 16-byte aligned (they start at multiples of the device's storage
-// offset alignment).
+const TiledKernel& tiled_kernel(GemmKernel kernel) {
+  return *std::find_if(kTiledKernels.begin(), kTiledKernels.end(),
+                       [&](const TiledKernel& k) { return k.kernel == kernel; });
+}
+
+size_t blocks(const Gemm& g, size_t tile) {
+  return ceil_div(g.m, tile) * ceil_div(g.n, tile) * g.batch;
+}
+
+// Whether the *_vec4 kernels can read both operands as vec4s: every contiguous row (k, or m for a
+// transposed A; n, or k for a transposed B) and both batch strides are multiples of 4 floats, and
+// bindings start 16-byte aligned (they start at multiples of the device's storage offset
+// alignment).
 bool vec4_operands(const Gemm& g, size_t storage_offset_alignment) {
   size_t a_row = g.trans_a ? g.m : g.k;
   size_t b_row = g.trans_b ? g.k : g.n;
@@ -124,74 +185,121 @@ bool vec4_operands(const Gemm& g, size_t storage_offset_alignment) {
          g.b_batch_stride % 4 == 0 && storage_offset_alignment % 16 == 0;
 }
 
-void gemm_tiled(std::string_view op, const TiledKernel& kernel, const Gemm& g, const Tensor& a,
-                const Tensor& b, const std::optional<Tensor>& bias, const Tensor& out) {
-  auto& context = *a.context();
-  gpu::Workgroups grid{word(op, ceil_div(g.n, kernel.tile)), word(op, ceil_div(g.m, kernel.tile)),
-                       word(op, g.batch)};
-  require_grid(op, context, grid);
-  context.dispatch(kernel.name, params(op, g, bias.has_value(), 1, g.k),
-                   Bindings(op, {a, b, bias.value_or(a)}, {out}).ranges(), grid);
+// Whether the device runs the 128×128 tensor-core kernels: 8 subgroups, and in workgroup memory
+// lib/matmul_tensor_block.wgsl's f16 tiles of A (128 × 40) and B (32 × 136) plus one f32 result
+// matrix per subgroup (27 KiB with 16 × 16 matrices: more than WebGPU's default 16 KiB).
+bool runs_wide_tensor_kernels(const gpu::Limits& limits) {
+  const gpu::SubgroupMatrix& matrix = limits.f16_matrix;
+  const size_t storage = 2 * (128 * 40 + 32 * 136) + 8 * 4 * matrix.m * matrix.n;
+  return storage <= limits.max_workgroup_storage_bytes &&
+         8 * matrix.subgroup_size <= limits.max_invocations_per_workgroup;
 }
 
-void gemm_vector(std::string_view op, const Gemm& g, const Tensor& a, const Tensor& b,
-                 const std::optional<Tensor>& bias, const Tensor& out) {
+GemmKernel tiled_choice(const Gemm& g, const gpu::Limits& limits) {
+  const bool vec4 = vec4_operands(g, limits.min_storage_buffer_offset_alignment);
+  if (g.precision == Precision::mixed && limits.f16_matrix.available()) {
+    if (blocks(g, 128) >= kTensorWideMinBlocks && runs_wide_tensor_kernels(limits)) {
+      return vec4 ? GemmKernel::tensor_vec4 : GemmKernel::tensor;
+    }
+    return vec4 ? GemmKernel::tensor_64_vec4 : GemmKernel::tensor_64;
+  }
+  if (vec4) return blocks(g, 128) >= kWideVec4MinBlocks ? GemmKernel::wide_vec4 : GemmKernel::tiled;
+  return blocks(g, 128) >= kWideMinBlocks ? GemmKernel::wide : GemmKernel::tiled;
+}
+
+// Sums the splits' partial sums [nsplit][batch][m][n] and applies the epilogue (gemm_reduce.wgsl).
+void reduce_splits(std::string_view op, const Gemm& g, const GemmEpilogue& epilogue,
+                   std::span<const uint32_t> words, const Tensor& partials, const Tensor& out) {
+  auto& context = *partials.context();
+  context.dispatch(
+      "gemm_reduce", words,
+      Bindings(op,
+               {partials, epilogue.bias.value_or(partials), epilogue.residual.value_or(partials)},
+               {out})
+          .ranges(),
+      linear_grid(op, context, g.batch * g.m * g.n));
+}
+
+void gemm_tiled(std::string_view op, const GemmChoice& choice, const Gemm& g, const Tensor& a,
+                const Tensor& b, const GemmEpilogue& epilogue, const Tensor& out) {
   auto& context = *a.context();
-  size_t row_blocks = ceil_div(g.m, 4);
-  size_t blocks = ceil_div(g.n, 64) * row_blocks * g.batch;
-  size_t max_splits = std::max<size_t>(1, g.k / kMinSplitDepth);
-  size_t wanted = std::clamp<size_t>(ceil_div(kGemvTargetWorkgroups, blocks), 1, max_splits);
-  size_t k_per_split = ceil_div(g.k, wanted);
-  size_t nsplit = ceil_div(g.k, k_per_split);  // no empty trailing split
-  gpu::Workgroups grid{word(op, ceil_div(g.n, 64)), word(op, nsplit * row_blocks),
-                       word(op, g.batch)};
+  const TiledKernel& kernel = tiled_kernel(choice.kernel);
+  gpu::Workgroups grid{word(op, ceil_div(g.n, kernel.tile)), word(op, ceil_div(g.m, kernel.tile)),
+                       word(op, g.batch * choice.splits)};
   require_grid(op, context, grid);
-  auto words = params(op, g, bias.has_value(), nsplit, k_per_split);
-  if (nsplit == 1) {
-    context.dispatch("gemv", words, Bindings(op, {a, b, bias.value_or(a)}, {out}).ranges(), grid);
+  const auto words = params(op, g, epilogue, choice.splits, choice.k_per_split);
+  const Tensor& bias = epilogue.bias.value_or(a);
+  const Tensor& residual = epilogue.residual.value_or(a);
+  if (choice.splits == 1) {
+    context.dispatch(kernel.name, words, Bindings(op, {a, b, bias, residual}, {out}).ranges(),
+                     grid);
     return;
   }
-  Tensor partials = Tensor::empty_gpu(a.context(), {nsplit, g.batch, g.m, g.n});
-  context.dispatch("gemv", words, Bindings(op, {a, b, a}, {partials}).ranges(), grid);
-  context.dispatch("gemv_reduce", words,
-                   Bindings(op, {partials, bias.value_or(partials)}, {out}).ranges(),
-                   linear_grid(op, context, g.batch * g.m * g.n));
+  Tensor partials = Tensor::empty_gpu(a.context(), {choice.splits, g.batch, g.m, g.n});
+  context.dispatch(kernel.name, words, Bindings(op, {a, b, a, a}, {partials}).ranges(), grid);
+  reduce_splits(op, g, epilogue, words, partials, out);
+}
+
+// gemv's split of k: until about kGemvTargetWorkgroups workgroups are in flight, each split at
+// least kMinSplitDepth deep.
+GemmChoice vector_choice(const Gemm& g) {
+  const size_t blocks = ceil_div(g.n, 64) * ceil_div(g.m, 4) * g.batch;
+  const size_t max_splits = std::max<size_t>(1, g.k / kMinSplitDepth);
+  const size_t wanted = std::clamp<size_t>(ceil_div(kGemvTargetWorkgroups, blocks), 1, max_splits);
+  const size_t k_per_split = ceil_div(g.k, wanted);
+  return {GemmKernel::vector, ceil_div(g.k, k_per_split), k_per_split};  // no empty last split
+}
+
+void gemm_vector(std::string_view op, const GemmChoice& choice, const Gemm& g, const Tensor& a,
+                 const Tensor& b, const GemmEpilogue& epilogue, const Tensor& out) {
+  auto& context = *a.context();
+  gpu::Workgroups grid{word(op, ceil_div(g.n, 64)), word(op, choice.splits * ceil_div(g.m, 4)),
+                       word(op, g.batch)};
+  require_grid(op, context, grid);
+  auto words = params(op, g, epilogue, choice.splits, choice.k_per_split);
+  const Tensor& bias = epilogue.bias.value_or(a);
+  const Tensor& residual = epilogue.residual.value_or(a);
+  if (choice.splits == 1) {
+    context.dispatch("gemv", words, Bindings(op, {a, b, bias, residual}, {out}).ranges(), grid);
+    return;
+  }
+  Tensor partials = Tensor::empty_gpu(a.context(), {choice.splits, g.batch, g.m, g.n});
+  context.dispatch("gemv", words, Bindings(op, {a, b, a, a}, {partials}).ranges(), grid);
+  reduce_splits(op, g, epilogue, words, partials, out);
 }
 
 }  // namespace
 
-GemmKernel gemm_kernel(const Gemm& g, size_t storage_offset_alignment) {
-  if (g.m <= kGemvMaxRows) return GemmKernel::vector;
-  size_t blocks = ceil_div(g.m, kWide.tile) * ceil_div(g.n, kWide.tile) * g.batch;
-  if (vec4_operands(g, storage_offset_alignment)) {
-    return blocks >= kWideVec4MinBlocks ? GemmKernel::wide_vec4 : GemmKernel::tiled;
-  }
-  return blocks >= kWideMinBlocks ? GemmKernel::wide : GemmKernel::tiled;
+std::string_view gemm_kernel_name(GemmKernel kernel) {
+  return kernel == GemmKernel::vector ? "gemv" : tiled_kernel(kernel).name;
+}
+
+GemmChoice gemm_kernel(const Gemm& g, const gpu::Limits& limits) {
+  if (g.m <= kGemvMaxRows) return vector_choice(g);
+  const TiledKernel& kernel = tiled_kernel(tiled_choice(g, limits));
+  const size_t max_splits = std::max<size_t>(1, g.k / kMinTiledSplitDepth);
+  const size_t wanted =
+      std::clamp<size_t>(ceil_div(kTiledTargetWorkgroups, blocks(g, kernel.tile)), 1, max_splits);
+  const size_t k_per_split = ceil_div(ceil_div(g.k, wanted), kernel.k_tile) * kernel.k_tile;
+  return {kernel.kernel, ceil_div(g.k, k_per_split), k_per_split};
 }
 
 void gemm(std::string_view op, const Gemm& geometry, const Tensor& a, const Tensor& b,
-          const std::optional<Tensor>& bias, const Tensor& out) {
-  validate(op, geometry, a, b, bias, out);
-  const auto& context =
-      bias ? common_context(op, {&a, &b, &*bias, &out}) : common_context(op, {&a, &b, &out});
+          const GemmEpilogue& epilogue, const Tensor& out) {
+  validate(op, geometry, a, b, epilogue, out);
+  std::vector<const Tensor*> tensors = {&a, &b, &out};
+  if (epilogue.bias) tensors.push_back(&*epilogue.bias);
+  if (epilogue.residual) tensors.push_back(&*epilogue.residual);
+  const auto& context = common_context(op, tensors);
   if (!context) {
-    gemm_cpu(geometry, a.floats(), b.floats(), bias ? bias->floats().data() : nullptr,
-             out.floats());
+    gemm_cpu(geometry, a.floats(), b.floats(), epilogue, out.floats());
     return;
   }
-  switch (gemm_kernel(geometry, context->limits().min_storage_buffer_offset_alignment)) {
-    case GemmKernel::vector:
-      gemm_vector(op, geometry, a, b, bias, out);
-      break;
-    case GemmKernel::tiled:
-      gemm_tiled(op, kTiled, geometry, a, b, bias, out);
-      break;
-    case GemmKernel::wide:
-      gemm_tiled(op, kWide, geometry, a, b, bias, out);
-      break;
-    case GemmKernel::wide_vec4:
-      gemm_tiled(op, kWideVec4, geometry, a, b, bias, out);
-      break;
+  const GemmChoice choice = gemm_kernel(geometry, context->limits());
+  if (choice.kernel == GemmKernel::vector) {
+    gemm_vector(op, choice, geometry, a, b, epilogue, out);
+  } else {
+    gemm_tiled(op, choice, geometry, a, b, epilogue, out);
   }
 }
 

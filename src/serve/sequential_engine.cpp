@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "wgpt/decoder.h"
-#include "wgpt/sampling.h"
 
 namespace wgpt::serve {
 
@@ -12,8 +11,7 @@ struct SequentialEngine::Slot {
   model::KvCache cache;
   std::unique_ptr<model::Decoder> decoder;  // bound to `cache`, where the model takes that path
   generate::SamplingOptions sampling;
-  // Every token run so far (the prompt, then each chosen token as it is fed back): the context
-  // model::choose_token sees, as generate()'s.
+  // The prompt and every token fed since begin(): the penalties' window and the draw's index.
   std::vector<uint32_t> context;
 
   // Whether this step continues the cache on the fused path: as generate(), the prefill (and
@@ -71,11 +69,9 @@ StepOutput SequentialEngine::step_one(Slot& slot, const StepInput& input) const 
   StepOutput output;
   const StepReport& report = input.report;
   slot.context.insert(slot.context.end(), input.ids.begin(), input.ids.end());
-  // The GPU's argmax is plain greedy decoding: a bias or a penalty changes the logits first.
-  const bool plain_greedy = slot.sampling.is_greedy() && !slot.sampling.adjusts_logits();
-  if (slot.decodes(input) && plain_greedy && !report.logprob && report.top == 0 &&
-      !report.attention) {
-    // The GPU chooses the token (first maximum, as choose_token) and 4 bytes come back.
+  if (slot.decodes(input) && slot.sampling.is_greedy() && !slot.sampling.adjusts_logits() &&
+      !report.logprob && report.top == 0 && !report.attention) {
+    // The GPU chooses the token (first maximum, as the sampler) and 4 bytes come back.
     output.token = slot.decoder->step_greedy(input.ids[0]);
     return output;
   }
