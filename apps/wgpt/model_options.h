@@ -1,5 +1,5 @@
 #pragma once
-// What every model-running subcommand shares: -m DIR and --backend, and loading both.
+// What every model-running subcommand shares: -m DIR, --backend and --adapter, and loading them.
 
 #include <CLI/CLI.hpp>
 #include <memory>
@@ -12,7 +12,8 @@ namespace wgpt::cli {
 
 struct ModelOptions {
   std::string model_dir;
-  std::string backend = "gpu";  // cpu | gpu (the GPU adapter follows $WGPT_BACKEND)
+  std::string backend = "auto";  // auto | gpu | cpu (backend_choice.h)
+  std::string adapter;           // the WebGPU kind; empty: $WGPT_BACKEND, else auto
   std::string precision = "mixed";
 };
 

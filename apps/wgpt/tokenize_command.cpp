@@ -1,11 +1,10 @@
 // `wgpt tokenize`: the ids a model's tokenizer gives a text.
 #include <cstdio>
-#include <iostream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "model_options.h"
+#include "prompt_options.h"
 #include "wgpt/tokenizer.h"
 
 namespace wgpt::cli {
@@ -19,8 +18,7 @@ struct TokenizeCommand {
 
 void run(const TokenizeCommand& command) {
   auto tokenizer = load_model_tokenizer(resolve_model(command.model_dir));
-  std::string text = command.text;
-  if (text == "-") text.assign(std::istreambuf_iterator<char>(std::cin), {});
+  const std::string text = read_prompt({command.text, ""});
   const std::vector<uint32_t> ids = tokenizer->encode(text);
   if (command.json) {
     std::printf("%s\n", nlohmann::json({{"ids", ids}}).dump().c_str());

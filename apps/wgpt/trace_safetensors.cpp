@@ -1,6 +1,7 @@
 // `wgpt trace --format safetensors`: every captured tensor of every step as step.S.<name>.
 #include <fstream>
 
+#include "text_output.h"
 #include "trace_sinks.h"
 #include "wgpt/io.h"
 
@@ -12,6 +13,7 @@ io::Shape io_shape(const Shape& shape) { return io::Shape(shape.begin(), shape.e
 class SafetensorsSink final : public TraceSink {
  public:
   SafetensorsSink(const std::filesystem::path& path, const TraceRun& run) : path_(path), run_(run) {
+    require_file(path, "-o", "safetensors");
     create_output(path);  // fail now rather than after the generation
   }
 

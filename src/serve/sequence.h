@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "serve/event_channel.h"
-#include "serve/stop_sequences.h"
 #include "wgpt/generate.h"
 #include "wgpt/tokenizer.h"
 
@@ -59,7 +58,7 @@ class Sequence {
   std::optional<uint32_t> eos_;
   Clock::time_point arrived_;
   generate::Utf8Stream utf8_;
-  StopSequences stop_;
+  generate::StopSequences stop_;
   uint32_t last_ = 0;
   size_t generated_ = 0;
 };
