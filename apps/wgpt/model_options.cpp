@@ -2,9 +2,9 @@
 
 #include <chrono>
 
-std::shared_ptr<gpu::Context> context = open_backend(options.backend, options.adapter);
-const std::filesystem::path path = resolve_model(options.model_dir);
-LoadedModel loaded{model::Model::load(path, context), load_model_tokenizer(path), 0};
+#include "backend_choice.h"
+#include "data_files.h"
+#include "wgpt/model_files.h"
 
 namespace wgpt::cli {
 
@@ -17,10 +17,13 @@ CLI::Option* add_model_option(CLI::App& command, std::string& model) {
 }
 
 void add_model_options(CLI::App& command, ModelOptions& options) {
-  std::shared_ptr<gpu::Context> context = open_backend(options.backend, options.adapter);
-  const std::filesystem::path path = resolve_model(options.model_dir);
-  LoadedModel loaded{model::Model::load(path, context), load_model_tokenizer(path), 0};
-  ->capture_default_str();
+  add_model_option(command, options.model_dir)->required();
+  command
+      .add_option("--backend", options.backend,
+                  "auto (the GPU, or the CPU when WebGPU offers only a software rasteriser), gpu "
+                  "or cpu (the reference)")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
+      ->capture_default_str();
   command.add_option("--adapter", options.adapter,
                      "The WebGPU backend: auto, vulkan, metal, d3d12 or gl (default: "
                      "$WGPT_BACKEND, else auto)");
