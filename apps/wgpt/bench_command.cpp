@@ -385,7 +385,7 @@ void run(const BenchCommand& command) {
   std::fprintf(stderr, "loading %s...\n",
                command.config.empty() ? command.model_dir.c_str() : command.config.c_str());
   model::Model model = command.config.empty()
-                           ? model::Model::load(command.model_dir, context)
+                           ? model::Model::load(resolve_model(command.model_dir), context)
                            : model::Model::random(model::named_config(command.config), 1, context);
   const size_t n_ctx = model.config().n_ctx;
   const std::vector<size_t> prompts = fitting(command.prompt_lengths, 0, n_ctx, "pp");
@@ -449,7 +449,7 @@ void add_bench_command(CLI::App& app) {
   auto command = std::make_shared<BenchCommand>();
   CLI::App* sub = app.add_subcommand(
       "bench", "Measure prompt processing (ppN) and token generation (tgN) speed");
-  sub->add_option("-m,--model", command->model_dir, "Model directory");
+  add_model_option(*sub, command->model_dir);
   sub->add_option(
       "--config", command->config,
       "Random weights of a named shape instead: gpt2, gpt2-medium, ... (no files needed)");

@@ -14,6 +14,7 @@ void add_commands(CLI::App& app) {
   add_train_command(app);
   add_trace_command(app);
   add_score_command(app);
+  add_convert_command(app);
   add_serve_command(app);
   add_serve_bench_command(app);
 }

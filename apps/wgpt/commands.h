@@ -19,6 +19,7 @@ void add_data_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 void add_trace_command(CLI::App& app);
 void add_score_command(CLI::App& app);
+void add_convert_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
 void add_serve_bench_command(CLI::App& app);
 

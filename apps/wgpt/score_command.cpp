@@ -1,11 +1,11 @@
 // `wgpt score`: teacher-forced surprisal of a text, token by token — coloured in a terminal, one
 // line per token otherwise, or one JSON object.
-#include <unistd.h>
 
 #include <cstdio>
 #include <numbers>
 
 #include "commands.h"
+#include "host.h"
 #include "model_options.h"
 #include "option_checks.h"
 #include "progress_line.h"
@@ -127,7 +127,7 @@ void run(const ScoreCommand& command) {
   };
   const model::Surprisal scored = model::surprisal(loaded.model, ids, options);
   if (command.json) return print_json(scored, *loaded.tokenizer);
-  if (isatty(fileno(stdout))) {
+  if (is_terminal(stdout)) {
     print_coloured(scored, *loaded.tokenizer);
   } else {
     print_table(scored, *loaded.tokenizer);

@@ -4,11 +4,14 @@
 #include <fstream>
 
 #include "commands.h"
+#include "data_files.h"
+#include "host.h"
 #include "model_options.h"
 #include "option_checks.h"
 #include "train_export.h"
 #include "train_progress.h"
 #include "wgpt/generate.h"
+#include "wgpt/model_files.h"
 #include "wgpt/train.h"
 
 namespace wgpt::cli {
@@ -47,17 +50,6 @@ std::string read_training_text(const TrainCommand& command) {
   return text;
 }
 
-// The exact command line, as metrics.json records it.
-std::string command_line() {
-  std::ifstream file("/proc/self/cmdline", std::ios::binary);
-  std::string line, arg;
-  while (std::getline(file, arg, '\0')) {
-    const bool quote = arg.empty() || arg.find_first_of(" \t\n'\"$") != std::string::npos;
-    line += (line.empty() ? "" : " ") + (quote ? "'" + arg + "'" : arg);
-  }
-  return line;
-}
-
 // The tokenizer files of a model directory that exist, by name.
 std::map<std::string, std::string> tokenizer_files_in(const std::filesystem::path& dir) {
   std::map<std::string, std::string> files;
@@ -67,15 +59,6 @@ std::map<std::string, std::string> tokenizer_files_in(const std::filesystem::pat
     }
   }
   return files;
-}
-
-std::map<std::string, std::string> gpt2_tokenizer_files() {
-  const auto dir = gpt2_tokenizer_dir();
-  if (!std::filesystem::exists(dir / "encoder.json")) {
-    throw Error("GPT-2 tokenizer files not found in " + dir.string() + " (run scripts/setup.sh)");
-  }
-  return {{"vocab.json", io::read_file(dir / "encoder.json", kMaxTokenizerFileBytes)},
-          {"merges.txt", io::read_file(dir / "vocab.bpe", kMaxTokenizerFileBytes)}};
 }
 
 std::unique_ptr<tokenizer::Tokenizer> tokenizer_from(
@@ -121,9 +104,13 @@ Setup set_up(const TrainCommand& command, const std::shared_ptr<gpu::Context>& c
     // Random weights of the right shape; the checkpoint overwrites them.
     setup.model.emplace(model::Model::random(config, command.seed, context));
   } else if (!command.init.empty()) {
-    setup.tokenizer_files = tokenizer_files_in(command.init);
-    if (setup.tokenizer_files.empty()) throw Error(command.init + " holds no tokenizer files");
-    setup.model.emplace(model::Model::load(command.init, context));
+    // A directory's tokenizer files travel as they are; a GGUF file's vocabulary becomes files.
+    const std::filesystem::path init = resolve_model(command.init);
+    setup.tokenizer_files = std::filesystem::is_directory(init)
+                                ? tokenizer_files_in(init)
+                                : model::load_vocabulary(init).files();
+    if (setup.tokenizer_files.empty()) throw Error(init.string() + " holds no tokenizer files");
+    setup.model.emplace(model::Model::load(init, context));
   } else {
     const bool bpe = command.tokenizer == "gpt2";
     setup.tokenizer_files =
@@ -269,7 +256,8 @@ void add_train_command(CLI::App& app) {
       sub->add_option("--tokenizer", c->tokenizer, "char (built from the text) or gpt2 (BPE)")
           ->check(CLI::IsMember({"char", "gpt2"}))
           ->capture_default_str();
-  sub->add_option("--init", c->init, "Start from this model directory instead of random weights");
+  sub->add_option("--init", c->init,
+                  "Start from this model instead of random weights (anything -m takes elsewhere)");
   c->shape_options[0] = sub->add_option("--layers", c->layers, "Layers of a new model")
                             ->check(whole_number(1, 1024))
                             ->capture_default_str();

@@ -33,10 +33,11 @@
 namespace wgpt::io {
 
 // How a tensor's elements are (or will be) stored in a file. The first six are safetensors dtypes;
-// q4 is the `.fzm` 4-bit group quantization.
-enum class DType { f32, f16, bf16, i64, i32, u32, q4 };
+// q4 is the `.fzm` 4-bit group quantization; q8_0 and q4_0 are GGUF's (llama.cpp's) blocks of 32
+// elements with one f16 scale each.
+enum class DType { f32, f16, bf16, i64, i32, u32, q4, q8_0, q4_0 };
 
-// The file spelling: "F32", "F16", "BF16", "I64", "I32", "U32", "Q4".
+// The file spelling: "F32", "F16", "BF16", "I64", "I32", "U32", "Q4", "Q8_0", "Q4_0".
 std::string_view dtype_name(DType dtype);
 // i64, i32 and u32 hold integers; the rest hold real numbers.
 bool is_integer(DType dtype);
@@ -73,6 +74,9 @@ class TensorData {
   std::span<const int64_t> ints() const;
   // True when floats() points into a mapped file rather than memory this tensor allocated.
   bool is_view() const { return is_view_; }
+  // The same values (shared, not copied), to be stored as `dtype`: a float dtype for a float
+  // tensor, an integer one for an integer tensor.
+  TensorData stored_as(DType dtype) const;
 
  private:
   TensorData(std::string name, Shape shape, DType dtype);
@@ -107,9 +111,16 @@ class OutputFile;
 TensorFile load_safetensors(const std::filesystem::path& path);
 TensorFile load_safetensors(std::span<const uint8_t> bytes, std::string_view source = "<bytes>");
 
-// Writes each tensor in the order given, as its dtype() (f16 and bf16 round to nearest even; q4
-// tensors are written as F32, safetensors having no q4 type). The header is padded to a multiple of
-// 8 bytes so that a mapped F32 tensor is aligned. Names must be unique and non-empty.
+// A sharded checkpoint: `index` is HF's model.safetensors.index.json, whose "weight_map" names for
+// every tensor the shard that holds it (a file name beside the index; no paths). Every tensor the
+// index names must be in its shard, and every tensor of a shard must be in the index. The tensors
+// come in the index's order of shards, each shard's in its file order.
+TensorFile load_safetensors_index(const std::filesystem::path& index);
+
+// Writes each tensor in the order given, as its dtype() (f16 and bf16 round to nearest even; q4,
+// q8_0 and q4_0 tensors are written as F32, safetensors having no quantized types). The header is
+// padded to a multiple of 8 bytes so that a mapped F32 tensor is aligned. Names must be unique and
+// non-empty.
 void save_safetensors(const std::filesystem::path& path, std::span<const TensorData> tensors,
                       const Metadata& metadata = {});
 std::vector<uint8_t> safetensors_bytes(std::span<const TensorData> tensors,
@@ -261,9 +272,10 @@ std::string read_file(const std::filesystem::path& path, uint64_t max_bytes,
 
 // ---- either
 // --------------------------------------------------------------------------------------
-enum class Format { safetensors, fzm };
+enum class Format { safetensors, fzm, gguf };
 
-// By content, never by file name: bytes starting with "FZM1" are fzm, anything else safetensors.
+// By content, never by file name: bytes starting with "FZM1" are fzm, with "GGUF" GGUF, anything
+// else safetensors. load_tensors gives a GGUF file's tensors under the file's own names.
 Format detect_format(std::span<const uint8_t> bytes);
 TensorFile load_tensors(const std::filesystem::path& path);
 TensorFile load_tensors(std::span<const uint8_t> bytes, std::string_view source = "<bytes>");

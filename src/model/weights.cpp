@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 #include <new>
+#include <numbers>
 #include <set>
 
 #include "model/weight_names.h"
@@ -87,9 +88,9 @@ class SeededNormal {
     const double u1 = (static_cast<double>(bits() >> 11) + 1.0) * 0x1.0p-53;
     const double u2 = static_cast<double>(bits() >> 11) * 0x1.0p-53;
     const double radius = std::sqrt(-2.0 * std::log(u1));
-    spare_ = static_cast<float>(radius * std::sin(2.0 * M_PI * u2));
+    spare_ = static_cast<float>(radius * std::sin(2.0 * std::numbers::pi * u2));
     has_spare_ = true;
-    return static_cast<float>(radius * std::cos(2.0 * M_PI * u2)) * stddev;
+    return static_cast<float>(radius * std::cos(2.0 * std::numbers::pi * u2)) * stddev;
   }
 
  private:

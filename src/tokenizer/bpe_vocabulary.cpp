@@ -67,7 +67,7 @@ std::pair<std::string, std::string> split_merge(std::string_view line, size_t li
 
 // A BPE without merges splits every word into single bytes: text that encodes, but not as the
 // model was trained. An empty merges.txt is a broken download, not a tokenizer.
-void require_merges(const BpeVocabulary& vocabulary, const char* what) {
+void require_merges(const Vocabulary& vocabulary, const char* what) {
   if (vocabulary.merges.empty()) {
     throw Error(std::string(what) + " holds no merges: a BPE tokenizer needs its merge rules");
   }
@@ -75,8 +75,8 @@ void require_merges(const BpeVocabulary& vocabulary, const char* what) {
 
 }  // namespace
 
-BpeVocabulary parse_vocab_and_merges(std::string_view vocab_json, std::string_view merges_txt) {
-  BpeVocabulary vocabulary;
+Vocabulary parse_vocab_and_merges(std::string_view vocab_json, std::string_view merges_txt) {
+  Vocabulary vocabulary;
   vocabulary.tokens =
       parse_vocab(parse_json(vocab_json, "vocab.json"), json::array(), "vocab.json");
   size_t line_number = 0;
@@ -93,7 +93,7 @@ BpeVocabulary parse_vocab_and_merges(std::string_view vocab_json, std::string_vi
   return vocabulary;
 }
 
-BpeVocabulary parse_tokenizer_json(std::string_view tokenizer_json) {
+Vocabulary parse_tokenizer_json(std::string_view tokenizer_json) {
   const char* what = "tokenizer.json";
   const json root = parse_json(tokenizer_json, what);
   if (!root.is_object() || !root.contains("model") || !root["model"].is_object()) {
@@ -109,7 +109,7 @@ BpeVocabulary parse_tokenizer_json(std::string_view tokenizer_json) {
   const json added = root.contains("added_tokens") && root["added_tokens"].is_array()
                          ? root["added_tokens"]
                          : json::array();
-  BpeVocabulary vocabulary;
+  Vocabulary vocabulary;
   vocabulary.tokens = parse_vocab(model["vocab"], added, what);
   size_t index = 0;
   for (const json& merge : model["merges"]) {

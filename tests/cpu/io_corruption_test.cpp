@@ -98,7 +98,8 @@ bool found_by_fuzzer(const std::filesystem::path& path) {
 TEST(IoCorruption, FuzzSeedsLoad) {
   const auto corpus = test::source_dir() / "tests/fuzz/corpus";
   for (const auto& [folder, format] :
-       {std::pair{"fuzz_safetensors", Format::safetensors}, std::pair{"fuzz_fzm", Format::fzm}}) {
+       {std::pair{"fuzz_safetensors", Format::safetensors}, std::pair{"fuzz_fzm", Format::fzm},
+        std::pair{"fuzz_gguf", Format::gguf}}) {
     int seeds = 0;
     for (const auto& entry : std::filesystem::directory_iterator(corpus / folder)) {
       if (found_by_fuzzer(entry.path())) continue;
