@@ -11,6 +11,7 @@
 #include "bench_parts.h"
 #include "commands.h"
 #include "model_options.h"
+#include "option_checks.h"
 #include "progress_line.h"
 #include "sampling_options.h"
 #include "wgpt/decoder.h"
@@ -376,13 +377,17 @@ void run(const BenchCommand& command) {
   if (command.model_dir.empty() == command.config.empty()) {
     throw Error("give exactly one of -m DIR or --config NAME");
   }
-  if (command.repetitions == 0) throw Error("-r must be at least 1");
+  // The specs are read before the model loads, so that a typo fails at once.
+  std::vector<Mode> modes = {{"", {.greedy = true}}};
+  for (const std::string& spec : command.sampling)
+    modes.push_back({spec, parse_sampling_spec(spec)});
+  if (command.score_tokens == 1) throw Error("--score needs at least two tokens");
   std::shared_ptr<gpu::Context> context;
   if (command.backend == "gpu") context = gpu::Context::create();
   std::fprintf(stderr, "loading %s...\n",
                command.config.empty() ? command.model_dir.c_str() : command.config.c_str());
   model::Model model = command.config.empty()
-                           ? model::Model::load(command.model_dir, context)
+                           ? model::Model::load(resolve_model(command.model_dir), context)
                            : model::Model::random(model::named_config(command.config), 1, context);
   const size_t n_ctx = model.config().n_ctx;
   const std::vector<size_t> prompts = fitting(command.prompt_lengths, 0, n_ctx, "pp");
@@ -392,12 +397,7 @@ void run(const BenchCommand& command) {
   std::vector<ops::Precision> precisions;
   if (command.precision != "mixed") precisions.push_back(ops::Precision::f32);
   if (command.precision != "f32") precisions.push_back(ops::Precision::mixed);
-  std::vector<Mode> modes = {{"", {.greedy = true}}};
-  for (const std::string& spec : command.sampling) {
-    modes.push_back({spec, parse_sampling_spec(spec)});
-    model::validate(modes.back().options, model.config());
-  }
-  if (command.score_tokens == 1) throw Error("--score needs at least two tokens");
+  for (const Mode& mode : modes) model::validate(mode.options, model.config());
   std::vector<Measurement> results;
   for (ops::Precision precision : precisions) {
     model.set_precision(precision);
@@ -456,7 +456,7 @@ void add_bench_command(CLI::App& app) {
   auto command = std::make_shared<BenchCommand>();
   CLI::App* sub = app.add_subcommand(
       "bench", "Measure prompt processing (ppN) and token generation (tgN) speed");
-  sub->add_option("-m,--model", command->model_dir, "Model directory");
+  add_model_option(*sub, command->model_dir);
   sub->add_option(
       "--config", command->config,
       "Random weights of a named shape instead: gpt2, gpt2-medium, ... (no files needed)");
@@ -467,17 +467,22 @@ void add_bench_command(CLI::App& app) {
                   "ppN: prompt lengths, comma-separated, e.g. 128,512 (0 skips; a length past the "
                   "context is skipped with a note; one named twice is measured again)")
       ->delimiter(',')
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
   sub->add_option("-n,--gen-tokens", command->generate_tokens,
                   "tgN: tokens generated, e.g. 64,256 (0 skips; as -p)")
       ->delimiter(',')
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
   sub->add_option("--gen-prompt", command->generate_prompt, "Prompt length before tgN")
+      ->check(whole_number(1, kMaxGeneratedTokens))
       ->capture_default_str();
   sub->add_option("-r,--repetitions", command->repetitions, "Timed repetitions after the warm-up")
+      ->check(whole_number(1, 1000000))
       ->capture_default_str();
   sub->add_option("--warmup", command->warmup,
                   "Untimed repetitions first (compiling the pipelines, raising the clocks)")
+      ->check(whole_number(0, 1000000))
       ->capture_default_str();
   sub->add_option("--precision", command->precision,
                   "The ppN products: mixed (f16 operands, f32 sums on the tensor cores where the "
@@ -499,8 +504,10 @@ void add_bench_command(CLI::App& app) {
   sub->add_option("--score", command->score_tokens,
                   "Also measure scoring a text of this many tokens (0 skips): tokens/s of "
                   "`wgpt score`'s sliding windows (n_ctx wide, stride n_ctx / 2)")
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
   sub->add_option("--score-top", command->score_top, "Alternatives per token when scoring")
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
   sub->add_flag("--profile", command->profile,
                 "Also show where the GPU time of a ppN pass and of a decode step goes, by kernel");
@@ -512,8 +519,10 @@ void add_bench_command(CLI::App& app) {
                 "Also measure training (forward, backward, AdamW on random tokens) in f32 and "
                 "in mixed precision, each from the same random weights (GPU only)");
   sub->add_option("--train-batch", command->training.batch, "Sequences per training step")
+      ->check(whole_number(1, 1 << 20))
       ->capture_default_str();
   sub->add_option("--train-seq", command->training.seq_len, "Positions per training sequence")
+      ->check(whole_number(1, 1 << 20))
       ->capture_default_str();
   sub->add_option("--batch-decode", command->batch_decode,
                   "Sequences per batched decode step, comma-separated (e.g. 1,8,32,64): each "
@@ -526,6 +535,7 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::Range(size_t{1}, size_t{100000}))
       ->capture_default_str();
   sub->add_option("--train-steps", command->training.steps, "Timed training steps")
+      ->check(whole_number(1, 1'000'000'000))
       ->capture_default_str();
   sub->callback([command] { run(*command); });
 }

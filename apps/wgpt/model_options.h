@@ -14,10 +14,23 @@ struct ModelOptions {
   std::string model_dir;
   std::string backend = "auto";  // auto | gpu | cpu (backend_choice.h)
   std::string adapter;           // the WebGPU kind; empty: $WGPT_BACKEND, else auto
+  model::LoadOptions load;
   std::string precision = "mixed";
 };
 
+// -m on every command that takes a model, explained the same way everywhere.
+CLI::Option* add_model_option(CLI::App& command, std::string& model);
 void add_model_options(CLI::App& command, ModelOptions& options);
+
+// What -m names, tried in order: a model directory or GGUF file at that path; a model shipped with
+// wgpt (share/wgpt/models/NAME); a hub id in the Hugging Face cache. Throws naming every place
+// looked in.
+std::filesystem::path resolve_model(const std::string& name);
+// The tokenizer of a resolved model (its directory's files or its GGUF metadata).
+std::unique_ptr<tokenizer::Tokenizer> load_model_tokenizer(const std::filesystem::path& model);
+
+// The most tokens one command generates: far past any context, so it never truncates a request.
+inline constexpr uint64_t kMaxGeneratedTokens = 1 << 20;
 
 // --precision f32|mixed (ops::Precision), with `default_value` and a help line that says what
 // mixed does; parse_precision reads the value back.
@@ -31,8 +44,5 @@ struct LoadedModel {
 };
 
 LoadedModel load_model(const ModelOptions& options);
-
-// Where the tool finds the GPT-2 tokenizer files it copies into new model directories.
-std::filesystem::path gpt2_tokenizer_dir();
 
 }  // namespace wgpt::cli

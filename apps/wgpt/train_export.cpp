@@ -22,9 +22,11 @@ void export_q4(const model::Model& model, const std::filesystem::path& dir,
                const train::TokenSplit& data, const train::TrainOptions& options,
                const ExportRecord& record) {
   std::fprintf(stderr, "exporting q4 to %s\n", dir.string().c_str());
-  model.save(dir, io::Format::fzm);
-  for (const auto& [name, content] : tokenizer_files) {
-    io::write_file_atomically(dir / name, content);
+  {
+    io::DirectoryUpdate update(dir);
+    model.save(update, io::Format::fzm);
+    for (const auto& [name, content] : tokenizer_files) update.add_text(name, content);
+    update.commit();
   }
   // Scored as served: the .fzm read back and dequantized, not the f32 weights in memory.
   const model::Model served = model::Model::load(dir, model.context());

@@ -30,15 +30,15 @@ std::vector<uint32_t> prompt_ids(size_t count, size_t vocab_size) {
 }
 
 struct StreamOutcome {
-  size_t tokens = 0;                // the usage chunk's completion_tokens
+  size_t tokens = 0;
   double first_token_seconds = -1;  // negative: no token arrived
   std::string error;                // empty when the stream ended with [DONE]
 };
 
-// One streaming completion, which must end with `data: [DONE]`. Its tokens are counted from the
-// usage chunk (stream_options.include_usage), not from the text chunks: the server holds back a
-// token that ends inside a UTF-8 character and sends it with the next, so a sampled stream of
-// byte-level tokens has fewer text chunks than tokens. The first text chunk is the first token.
+// One streaming completion. A chunk may carry several tokens (the server holds back the bytes of an
+// unfinished UTF-8 character or a possible stop string), so the tokens are counted from the usage
+// chunk that stream_options.include_usage asks for; the first chunk with text marks the first
+// token. The stream must end with `data: [DONE]`.
 StreamOutcome stream_once(const LoadOptions& options, const std::string& body) {
   httplib::Client client(options.host, options.port);
   client.set_read_timeout(std::chrono::seconds(600));
@@ -52,22 +52,23 @@ StreamOutcome stream_once(const LoadOptions& options, const std::string& body) {
   std::string pending;  // bytes after the last complete line
   bool done = false;
   const Clock::time_point start = Clock::now();
+  const auto read_chunk = [&](std::string_view json) {
+    const nlohmann::json chunk = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+    if (!chunk.is_object() || chunk.contains("error")) {
+      outcome.error = std::string(json);
+    } else if (chunk.value("usage", nlohmann::json()).is_object()) {
+      outcome.tokens = chunk["usage"].value("completion_tokens", size_t{0});
+    } else if (outcome.first_token_seconds < 0) {
+      outcome.first_token_seconds = seconds_between(start, Clock::now());
+    }
+  };
   request.content_receiver = [&](const char* data, size_t size, uint64_t, uint64_t) {
     pending.append(data, size);
     size_t line_end = 0;
     while ((line_end = pending.find('\n')) != std::string::npos) {
       const std::string_view line(pending.data(), line_end);
       if (line.starts_with("data: {")) {
-        if (line.find("\"error\"") != std::string_view::npos) {
-          outcome.error = std::string(line);
-        } else if (line.find("\"usage\"") != std::string_view::npos) {
-          const nlohmann::json usage = nlohmann::json::parse(line.substr(6), nullptr, false);
-          if (usage.contains("usage")) {
-            outcome.tokens = usage["usage"].value("completion_tokens", size_t{0});
-          }
-        } else if (outcome.first_token_seconds < 0) {
-          outcome.first_token_seconds = seconds_between(start, Clock::now());
-        }
+        read_chunk(line.substr(6));
       } else if (line == "data: [DONE]") {
         done = true;
       }
