@@ -50,7 +50,7 @@ TEST(CharTokenizer, UnknownCharactersAreReplacedOrSkippedWhenAsked) {
   EXPECT_EQ(replaced->decode(replaced->encode(text)), "caf? ?3!");
   const auto by_space = load_tokenizer(
       char_model_dir(), {.unknown_characters = UnknownCharacters::replace, .replacement = " "});
-  EXPECT_EQ(by_space->decode(by_space->encode(text)), "caf  3!");
+  EXPECT_EQ(by_space->decode(by_space->encode(text)), "caf   3!");
   const auto skipped =
       load_tokenizer(char_model_dir(), {.unknown_characters = UnknownCharacters::skip});
   EXPECT_EQ(skipped->decode(skipped->encode(text)), "caf 3!");
