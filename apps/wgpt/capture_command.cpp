@@ -1,4 +1,6 @@
-// `wgpt capture`: one forward pass's activations, saved under the fixtures' golden names.
+// `wgpt capture`: one forward pass's activations, saved under the fixtures' golden names (HF's
+// output_attentions / output_hidden_states) or under the TransformerLens hook names `wgpt trace`
+// uses (docs/probe.md).
 #include <cstdio>
 
 #include "commands.h"
@@ -14,6 +16,26 @@ struct CaptureCommand {
   std::string prompt;
   std::string ids;
   std::string output;
+  std::string names = "hf";
+};
+
+// The name of attention probabilities and hidden states. TransformerLens has a hook for every one
+// of them: hidden[i] is the input of block i, and the last, after ln_f, is the final LayerNorm's
+// output. (Block L's hook_resid_post is block L+1's hook_resid_pre; the last block's output before
+// ln_f is not among HF's hidden states.)
+struct CaptureNames {
+  bool transformer_lens = false;
+  size_t n_layer = 0;
+
+  std::string attention(size_t layer) const {
+    const std::string l = std::to_string(layer);
+    return transformer_lens ? "blocks." + l + ".attn.hook_pattern" : "attn." + l;
+  }
+  std::string hidden(size_t index) const {
+    const std::string i = std::to_string(index);
+    if (!transformer_lens) return "hidden." + i;
+    return index < n_layer ? "blocks." + i + ".hook_resid_pre" : "ln_final.hook_normalized";
+  }
 };
 
 io::Shape shape_of(const Tensor& tensor) {
@@ -34,6 +56,7 @@ void run(const CaptureCommand& command) {
   model::ForwardOutput out =
       loaded.model.forward(ids, cache, {.capture_attention = true, .capture_hidden = true});
 
+  const CaptureNames names{command.names == "tl", loaded.model.config().n_layer};
   std::vector<io::TensorData> tensors;
   const auto t = static_cast<int64_t>(ids.size());
   tensors.push_back(
@@ -41,13 +64,12 @@ void run(const CaptureCommand& command) {
   tensors.push_back(
       io::TensorData::from_floats("logits", shape_of(out.logits), out.logits.to_floats()));
   for (size_t layer = 0; layer < out.attention.size(); ++layer) {
-    tensors.push_back(io::TensorData::from_floats("attn." + std::to_string(layer),
-                                                  shape_of(out.attention[layer]),
-                                                  out.attention[layer].to_floats()));
+    tensors.push_back(io::TensorData::from_floats(
+        names.attention(layer), shape_of(out.attention[layer]), out.attention[layer].to_floats()));
   }
   for (size_t i = 0; i < out.hidden.size(); ++i) {
-    tensors.push_back(io::TensorData::from_floats(
-        "hidden." + std::to_string(i), shape_of(out.hidden[i]), out.hidden[i].to_floats()));
+    tensors.push_back(io::TensorData::from_floats(names.hidden(i), shape_of(out.hidden[i]),
+                                                  out.hidden[i].to_floats()));
   }
   io::Metadata metadata;
   if (!command.prompt.empty()) metadata["prompt"] = command.prompt;
@@ -66,6 +88,12 @@ void add_capture_command(CLI::App& app) {
   sub->add_option("-p,--prompt", command->prompt, "The prompt text");
   sub->add_option("--ids", command->ids, "Token ids instead of a prompt, e.g. 1,2,3");
   sub->add_option("-o,--output", command->output, "The .safetensors file to write")->required();
+  sub->add_option("--names", command->names,
+                  "hf (the default: attn.L and hidden.i, as HF's output_attentions and "
+                  "output_hidden_states) or tl (TransformerLens hooks, as wgpt trace names them: "
+                  "blocks.L.attn.hook_pattern, blocks.i.hook_resid_pre, ln_final.hook_normalized)")
+      ->check(CLI::IsMember({"hf", "tl"}))
+      ->capture_default_str();
   sub->callback([command] { run(*command); });
 }
 

@@ -17,6 +17,7 @@ void add_commands(CLI::App& app) {
   add_convert_command(app);
   add_serve_command(app);
   add_serve_bench_command(app);
+  add_completion_command(app);
 }
 
 }  // namespace wgpt::cli

@@ -22,5 +22,7 @@ void add_score_command(CLI::App& app);
 void add_convert_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
 void add_serve_bench_command(CLI::App& app);
+// Last: its script lists every command registered before it (and itself).
+void add_completion_command(CLI::App& app);
 
 }  // namespace wgpt::cli

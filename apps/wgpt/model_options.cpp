@@ -1,6 +1,7 @@
 #include "model_options.h"
 
 #include <chrono>
+#include <map>
 
 #include "backend_choice.h"
 #include "data_files.h"
@@ -31,6 +32,26 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
                      "The WebGPU backend: auto, vulkan, metal, d3d12 or gl (default: "
                      "$WGPT_BACKEND, else auto)");
   add_precision_option(command, options.precision);
+  add_unknown_character_options(command, options.tokenizer);
+}
+
+void add_unknown_character_options(CLI::App& command, tokenizer::TokenizerOptions& options) {
+  using tokenizer::UnknownCharacters;
+  const std::map<std::string, UnknownCharacters> policies{{"error", UnknownCharacters::error},
+                                                          {"replace", UnknownCharacters::replace},
+                                                          {"skip", UnknownCharacters::skip}};
+  command
+      .add_option("--unknown", options.unknown_characters,
+                  "What a character vocabulary does with a character of the text it lacks: error "
+                  "(the default: stop, naming the character and its position), replace (encode "
+                  "--replacement instead) or skip (drop it). BPE vocabularies encode every byte")
+      ->transform(CLI::CheckedTransformer(policies).description("{error,replace,skip}"))
+      ->type_name("TEXT")
+      ->default_str("error");
+  command
+      .add_option("--replacement", options.replacement,
+                  "The vocabulary character --unknown replace encodes instead of an unknown one")
+      ->capture_default_str();
 }
 
 CLI::Option* add_precision_option(CLI::App& command, std::string& value) {
@@ -55,8 +76,8 @@ LoadedModel load_model(const ModelOptions& options) {
   std::optional<io::DirectoryReader> reading;  // the weights and the tokenizer of one version
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) reading.emplace(path);
-  LoadedModel loaded{model::Model::load(path, context, options.load), load_model_tokenizer(path),
-                     0};
+  LoadedModel loaded{model::Model::load(path, context, options.load),
+                     load_model_tokenizer(path, options.tokenizer), 0};
   reading.reset();
   loaded.model.set_precision(parse_precision(options.precision));
   if (loaded.tokenizer->vocab_size() > loaded.model.config().vocab_size) {
@@ -88,8 +109,9 @@ std::filesystem::path resolve_model(const std::string& name) {
               "another cache)");
 }
 
-std::unique_ptr<tokenizer::Tokenizer> load_model_tokenizer(const std::filesystem::path& model) {
-  return tokenizer::make_tokenizer(model::load_vocabulary(model));
+std::unique_ptr<tokenizer::Tokenizer> load_model_tokenizer(
+    const std::filesystem::path& model, const tokenizer::TokenizerOptions& options) {
+  return tokenizer::make_tokenizer(model::load_vocabulary(model), options);
 }
 
 }  // namespace wgpt::cli

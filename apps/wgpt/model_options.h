@@ -1,5 +1,6 @@
 #pragma once
-// What every model-running subcommand shares: -m DIR, --backend and --adapter, and loading them.
+// What every model-running subcommand shares: -m DIR, --backend and --adapter, --unknown, and
+// loading them.
 
 #include <CLI/CLI.hpp>
 #include <memory>
@@ -16,18 +17,23 @@ struct ModelOptions {
   std::string adapter;           // the WebGPU kind; empty: $WGPT_BACKEND, else auto
   model::LoadOptions load;
   std::string precision = "mixed";
+  tokenizer::TokenizerOptions tokenizer;
 };
 
 // -m on every command that takes a model, explained the same way everywhere.
 CLI::Option* add_model_option(CLI::App& command, std::string& model);
 void add_model_options(CLI::App& command, ModelOptions& options);
+// --unknown error|replace|skip and --replacement CHAR: what a character vocabulary does with a
+// character it lacks, on every command that encodes text.
+void add_unknown_character_options(CLI::App& command, tokenizer::TokenizerOptions& options);
 
 // What -m names, tried in order: a model directory or GGUF file at that path; a model shipped with
 // wgpt (share/wgpt/models/NAME); a hub id in the Hugging Face cache. Throws naming every place
 // looked in.
 std::filesystem::path resolve_model(const std::string& name);
 // The tokenizer of a resolved model (its directory's files or its GGUF metadata).
-std::unique_ptr<tokenizer::Tokenizer> load_model_tokenizer(const std::filesystem::path& model);
+std::unique_ptr<tokenizer::Tokenizer> load_model_tokenizer(
+    const std::filesystem::path& model, const tokenizer::TokenizerOptions& options = {});
 
 // The most tokens one command generates: far past any context, so it never truncates a request.
 inline constexpr uint64_t kMaxGeneratedTokens = 1 << 20;

@@ -12,12 +12,13 @@ namespace {
 
 struct TokenizeCommand {
   std::string model_dir;
+  tokenizer::TokenizerOptions tokenizer;
   std::string text;
   bool json = false;
 };
 
 void run(const TokenizeCommand& command) {
-  auto tokenizer = load_model_tokenizer(resolve_model(command.model_dir));
+  auto tokenizer = load_model_tokenizer(resolve_model(command.model_dir), command.tokenizer);
   const std::string text = read_prompt({command.text, ""});
   const std::vector<uint32_t> ids = tokenizer->encode(text);
   if (command.json) {
@@ -36,6 +37,7 @@ void add_tokenize_command(CLI::App& app) {
   add_model_option(*sub, command->model_dir)->required();
   sub->add_option("text", command->text, "The text, or - to read standard input")->required();
   sub->add_flag("--json", command->json, "Print {\"ids\": [...]}");
+  add_unknown_character_options(*sub, command->tokenizer);
   sub->callback([command] { run(*command); });
 }
 

@@ -20,6 +20,7 @@ namespace {
 struct TrainCommand {
   std::string data;
   std::string tokenizer = "char";
+  tokenizer::TokenizerOptions tokenizer_options;  // --unknown: for a vocabulary from --init
   std::string init;
   size_t layers = 6, heads = 6, embd = 384, ctx = 256;
   size_t steps = 1000, batch = 16;
@@ -62,12 +63,12 @@ std::map<std::string, std::string> tokenizer_files_in(const std::filesystem::pat
 }
 
 std::unique_ptr<tokenizer::Tokenizer> tokenizer_from(
-    const std::map<std::string, std::string>& files) {
+    const std::map<std::string, std::string>& files, const tokenizer::TokenizerOptions& options) {
   if (files.count("merges.txt")) {
     return tokenizer::BpeTokenizer::from_vocab_and_merges(files.at("vocab.json"),
-                                                          files.at("merges.txt"));
+                                                          files.at("merges.txt"), options);
   }
-  return tokenizer::CharTokenizer::from_json(files.at("vocab.json"));
+  return tokenizer::CharTokenizer::from_json(files.at("vocab.json"), options);
 }
 
 // What a run trains: the model, its tokenizer, and the files that go with it into checkpoints.
@@ -123,7 +124,7 @@ Setup set_up(const TrainCommand& command, const std::shared_ptr<gpu::Context>& c
     config.n_embd = command.embd;
     config.n_ctx = command.ctx;
     config.tokenizer = bpe ? "gpt2-bpe" : "char";
-    setup.tokenizer = tokenizer_from(setup.tokenizer_files);
+    setup.tokenizer = tokenizer_from(setup.tokenizer_files, command.tokenizer_options);
     config.vocab_size = setup.tokenizer->vocab_size();
     config.eos_token_id = setup.tokenizer->eos_id();
     if (config.n_embd % config.n_head != 0) {
@@ -132,7 +133,8 @@ Setup set_up(const TrainCommand& command, const std::shared_ptr<gpu::Context>& c
     }
     setup.model.emplace(model::Model::random(config, command.seed, context));
   }
-  if (!setup.tokenizer) setup.tokenizer = tokenizer_from(setup.tokenizer_files);
+  if (!setup.tokenizer)
+    setup.tokenizer = tokenizer_from(setup.tokenizer_files, command.tokenizer_options);
   const bool is_bpe = setup.tokenizer->kind() == "bpe";
   if (command.tokenizer_option->count() > 0 && is_bpe != (command.tokenizer == "gpt2")) {
     throw Error("--tokenizer " + command.tokenizer + " disagrees with the model's " +
@@ -258,6 +260,7 @@ void add_train_command(CLI::App& app) {
           ->capture_default_str();
   sub->add_option("--init", c->init,
                   "Start from this model instead of random weights (anything -m takes elsewhere)");
+  add_unknown_character_options(*sub, c->tokenizer_options);
   c->shape_options[0] = sub->add_option("--layers", c->layers, "Layers of a new model")
                             ->check(whole_number(1, 1024))
                             ->capture_default_str();

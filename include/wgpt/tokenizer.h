@@ -37,8 +37,19 @@ enum class SpecialTokens {
   recognise,
 };
 
+// What a character vocabulary does with a character it lacks. (BPE encodes every byte, so it never
+// meets one.)
+enum class UnknownCharacters {
+  error,    // throw naming the character and its position: nothing is encoded silently
+  replace,  // encode TokenizerOptions::replacement in its place
+  skip,     // drop it
+};
+
 struct TokenizerOptions {
   SpecialTokens special_tokens = SpecialTokens::as_text;
+  UnknownCharacters unknown_characters = UnknownCharacters::error;
+  // The one character `replace` encodes instead of an unknown one; it must be in the vocabulary.
+  std::string replacement = "?";
 };
 
 // A vocabulary as data: what a GGUF file stores, and what `wgpt convert` carries from one format
@@ -113,10 +124,15 @@ class BpeTokenizer final : public Tokenizer {
 // single-character strings to ids 0..n-1. No end-of-text token.
 class CharTokenizer final : public Tokenizer {
  public:
-  static std::unique_ptr<CharTokenizer> from_json(std::string_view vocab_json);
-  static std::unique_ptr<CharTokenizer> from_file(const std::filesystem::path& vocab_json);
+  // options.unknown_characters and options.replacement apply; special_tokens has no meaning here.
+  // Throws when `replace` is asked for with a replacement that is not one vocabulary character.
+  static std::unique_ptr<CharTokenizer> from_json(std::string_view vocab_json,
+                                                  TokenizerOptions options = {});
+  static std::unique_ptr<CharTokenizer> from_file(const std::filesystem::path& vocab_json,
+                                                  TokenizerOptions options = {});
 
-  // Throws naming the first character outside the vocabulary, with its character and byte offset.
+  // A character outside the vocabulary is replaced, skipped or (by default) an error naming it
+  // with its character and byte offset. Invalid UTF-8 is always an error.
   std::vector<uint32_t> encode(std::string_view text) const override;
   std::string token_bytes(uint32_t id) const override;
   size_t vocab_size() const override { return characters_.size(); }
@@ -125,8 +141,12 @@ class CharTokenizer final : public Tokenizer {
 
  private:
   CharTokenizer() = default;
+  std::optional<uint32_t> id_of(char32_t code_point) const;
+
   std::vector<std::string> characters_;             // id -> UTF-8 of its character
   std::vector<std::pair<char32_t, uint32_t>> ids_;  // (code point, id), sorted by code point
+  UnknownCharacters unknown_ = UnknownCharacters::error;
+  uint32_t replacement_id_ = 0;  // meaningful when unknown_ is replace
 };
 
 // A character vocabulary (vocab.json: character → id) of every character in `text`, ids in code

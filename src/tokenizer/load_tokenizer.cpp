@@ -53,7 +53,7 @@ std::unique_ptr<Tokenizer> make_tokenizer(const Vocabulary& vocabulary, Tokenize
   if (vocabulary.kind == Vocabulary::Kind::bpe) {
     return BpeTokenizer::from_vocabulary(vocabulary, options);
   }
-  return CharTokenizer::from_json(vocabulary.files().at("vocab.json"));
+  return CharTokenizer::from_json(vocabulary.files().at("vocab.json"), std::move(options));
 }
 
 std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& model_dir,
