@@ -11,6 +11,22 @@
 namespace wgpt::gpu::api {
 namespace {
 
+// The features wgpt asks for, as the library numbers them. The pinned Dawn library is older than
+// the pinned webgpu.h and numbers FeatureName as webgpu.h did before CoreFeaturesAndLimits moved
+// to the front: asked for one at a time, it names 0x3 TimestampQuery, 0xA ShaderF16 and 0x11
+// Subgroups, where the header says 0x9, 0xB and 0x12 (which the library reads as
+// IndirectFirstInstance, RG11B10UfloatRenderable and CoreFeaturesAndLimits). Built against a
+// library that matches its header, WGPT_WEBGPU_FEATURES_AS_IN_HEADER takes the header's values.
+#ifdef WGPT_WEBGPU_FEATURES_AS_IN_HEADER
+constexpr WGPUFeatureName kTimestampQuery = WGPUFeatureName_TimestampQuery;
+constexpr WGPUFeatureName kShaderF16 = WGPUFeatureName_ShaderF16;
+constexpr WGPUFeatureName kSubgroups = WGPUFeatureName_Subgroups;
+#else
+constexpr auto kTimestampQuery = static_cast<WGPUFeatureName>(0x3);
+constexpr auto kShaderF16 = static_cast<WGPUFeatureName>(0xA);
+constexpr auto kSubgroups = static_cast<WGPUFeatureName>(0x11);
+#endif
+
 std::string to_string(WGPUStringView view) {
   if (!view.data) return {};
   return view.length == WGPU_STRLEN ? std::string(view.data) : std::string(view.data, view.length);
@@ -130,9 +146,20 @@ Limits summarize(const WGPULimits& raw, WGPUDevice device) {
   limits.max_workgroup_size_x = raw.maxComputeWorkgroupSizeX;
   limits.max_workgroups_per_dimension = raw.maxComputeWorkgroupsPerDimension;
   limits.min_storage_buffer_offset_alignment = raw.minStorageBufferOffsetAlignment;
-  limits.shader_f16 = wgpuDeviceHasFeature(device, WGPUFeatureName_ShaderF16);
-  limits.timestamp_query = wgpuDeviceHasFeature(device, WGPUFeatureName_TimestampQuery);
+  limits.shader_f16 = wgpuDeviceHasFeature(device, kShaderF16);
+  limits.timestamp_query = wgpuDeviceHasFeature(device, kTimestampQuery);
   return limits;
+}
+
+// The subgroup feature and the adapter's subgroup sizes.
+void add_subgroups(WGPUAdapter adapter, WGPUDevice device, Limits& limits) {
+  limits.subgroups = wgpuDeviceHasFeature(device, kSubgroups);
+  if (!limits.subgroups) return;
+  WGPUAdapterInfo info = WGPU_ADAPTER_INFO_INIT;
+  wgpuAdapterGetInfo(adapter, &info);
+  limits.subgroup_min_size = info.subgroupMinSize;
+  limits.subgroup_max_size = info.subgroupMaxSize;
+  wgpuAdapterInfoFreeMembers(info);
 }
 
 WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter, ErrorSink* sink,
@@ -143,10 +170,17 @@ WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter, ErrorSink*
     return nullptr;
   }
   std::vector<WGPUFeatureName> features;
-  for (WGPUFeatureName wanted : {WGPUFeatureName_ShaderF16, WGPUFeatureName_TimestampQuery}) {
+  for (WGPUFeatureName wanted : {kShaderF16, kTimestampQuery}) {
     if (wgpuAdapterHasFeature(adapter, wanted)) features.push_back(wanted);
   }
+  if (wgpuAdapterHasFeature(adapter, kSubgroups)) features.push_back(kSubgroups);
   WGPUDeviceDescriptor descriptor = WGPU_DEVICE_DESCRIPTOR_INIT;
+  // Dawn rounds timestamps to a coarse quantum unless told not to: profiles need the exact ones.
+  const char* exact_timestamps[] = {"timestamp_quantization"};
+  WGPUDawnTogglesDescriptor toggles = WGPU_DAWN_TOGGLES_DESCRIPTOR_INIT;
+  toggles.disabledToggleCount = 1;
+  toggles.disabledToggles = exact_timestamps;
+  if (wgpuAdapterHasFeature(adapter, kTimestampQuery)) descriptor.nextInChain = &toggles.chain;
   descriptor.requiredLimits = &limits;  // the adapter's full limits, not WebGPU's defaults
   descriptor.requiredFeatureCount = features.size();
   descriptor.requiredFeatures = features.data();
@@ -243,6 +277,7 @@ void create_device_async(Backend backend, ErrorSink* sink,
   WGPULimits limits = WGPU_LIMITS_INIT;
   wgpuDeviceGetLimits(handles.device, &limits);
   handles.limits = summarize(limits, handles.device);
+  add_subgroups(handles.adapter, handles.device, handles.limits);
   done(std::move(handles), {});
 }
 
@@ -326,6 +361,24 @@ void wait(const DeviceHandles& handles, Waitable waitable) {
 }
 
 void process_events(const DeviceHandles& handles) { wgpuInstanceProcessEvents(handles.instance); }
+
+WGPUQuerySet create_timestamp_queries(const DeviceHandles& handles, uint32_t count) {
+  WGPUQuerySetDescriptor descriptor = WGPU_QUERY_SET_DESCRIPTOR_INIT;
+  descriptor.type = WGPUQueryType_Timestamp;
+  descriptor.count = count;
+  return wgpuDeviceCreateQuerySet(handles.device, &descriptor);
+}
+
+WGPUComputePassEncoder begin_timed_pass(WGPUCommandEncoder encoder, WGPUQuerySet queries,
+                                        uint32_t first) {
+  WGPUPassTimestampWrites writes = WGPU_PASS_TIMESTAMP_WRITES_INIT;
+  writes.querySet = queries;
+  writes.beginningOfPassWriteIndex = first;
+  writes.endOfPassWriteIndex = first + 1;
+  WGPUComputePassDescriptor descriptor = WGPU_COMPUTE_PASS_DESCRIPTOR_INIT;
+  descriptor.timestampWrites = &writes;
+  return wgpuCommandEncoderBeginComputePass(encoder, &descriptor);
+}
 
 }  // namespace wgpt::gpu::api
 
