@@ -18,6 +18,8 @@ struct BenchCommand {
   std::string model_dir;
   std::string config;
   std::string backend = "gpu";
+  std::string dtype;
+  std::string reductions = "auto";
   size_t prompt_tokens = 512;
   size_t generate_tokens = 128;
   size_t generate_prompt = 16;
@@ -71,6 +73,12 @@ gpu::Stats difference(const gpu::Stats& after, const gpu::Stats& before) {
   return out;
 }
 
+model::Decoder::Reductions reductions(const std::string& name) {
+  if (name == "barrier") return model::Decoder::Reductions::barrier;
+  if (name == "subgroup") return model::Decoder::Reductions::subgroup;
+  return model::Decoder::Reductions::automatic;
+}
+
 // Runs `body` once to warm up, then `repetitions` times, timing each and counting the last.
 template <class Body>
 Measurement measure(const std::string& test, size_t tokens, size_t repetitions,
@@ -108,7 +116,7 @@ Measurement prompt_processing(const model::Model& model, size_t tokens, size_t r
 }
 
 Measurement token_generation(const model::Model& model, size_t prompt, size_t tokens,
-                             size_t repetitions, bool probe) {
+                             size_t repetitions, bool probe, model::Decoder::Reductions reduction) {
   const std::vector<uint32_t> ids = bench_ids(prompt, model.config().vocab_size);
   model::KvCache cache = model.new_cache();
   uint32_t next = 0;
@@ -120,7 +128,10 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
   // The GPU decode path where the model allows it, as `wgpt generate` and `wgpt trace` take it.
   // With --probe, each step also reads back every layer's attention and the top 10.
   std::unique_ptr<model::Decoder> decoder;
-  if (model::Decoder::supported(model)) decoder = std::make_unique<model::Decoder>(model, cache);
+  if (model::Decoder::supported(model)) {
+    decoder = std::make_unique<model::Decoder>(model, cache, model::Decoder::Layout::automatic,
+                                               reduction);
+  }
   constexpr size_t kProbeTop = 10;
   Measurement m{"tg" + std::to_string(tokens) + (probe ? "+probe" : ""), tokens, {}, {}};
   for (size_t r = 0; r <= repetitions; ++r) {
@@ -167,6 +178,8 @@ void report(const BenchCommand& command, const model::Model& model,
       for (double s : m.seconds) rates.push_back(static_cast<double>(m.tokens) / s);
       out.push_back({{"model", name},
                      {"params", c.parameter_count()},
+                     {"weights", to_string(model.weight_dtype())},
+                     {"weight_bytes", model.weight_bytes()},
                      {"backend", command.backend},
                      {"adapter", adapter},
                      {"test", m.test},
@@ -186,9 +199,13 @@ void report(const BenchCommand& command, const model::Model& model,
     std::printf("%s\n", out.dump(2).c_str());
     return;
   }
-  std::printf("model: %s, %.1fM params, %zu layers, %zu wide; backend: %s; adapter: %s\n\n",
-              name.c_str(), static_cast<double>(c.parameter_count()) / 1e6, c.n_layer, c.n_embd,
-              command.backend.c_str(), adapter.c_str());
+  std::printf(
+      "model: %s, %.1fM params, %zu layers, %zu wide; weights: %s, %.1f MiB; backend: %s; "
+      "adapter: %s\n\n",
+      name.c_str(), static_cast<double>(c.parameter_count()) / 1e6, c.n_layer, c.n_embd,
+      to_string(model.weight_dtype()),
+      static_cast<double>(model.weight_bytes()) / (1024.0 * 1024.0), command.backend.c_str(),
+      adapter.c_str());
   std::printf(
       "| test | t/s | ms/token | total ms | dispatches/tok | submits/tok | buffers/tok |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
@@ -200,6 +217,14 @@ void report(const BenchCommand& command, const model::Model& model,
                 1000.0 * mean(m.seconds) / static_cast<double>(m.tokens), 1000.0 * mean(m.seconds),
                 m.per_token(m.counted.dispatches), m.per_token(m.counted.submits),
                 m.per_token(m.counted.buffers_created));
+  }
+  // The probe's cost: tgN with it against tgN without, measured one after the other.
+  for (size_t i = 1; i < results.size(); ++i) {
+    if (results[i].test == results[i - 1].test + "+probe") {
+      std::printf("\nprobe: %s takes %.3f× the time of %s\n", results[i].test.c_str(),
+                  mean(results[i].seconds) / mean(results[i - 1].seconds),
+                  results[i - 1].test.c_str());
+    }
   }
   for (const Measurement& m : results) {
     if (m.host_seconds.empty()) continue;
@@ -213,31 +238,43 @@ void report(const BenchCommand& command, const model::Model& model,
   }
 }
 
-// GPU time per decode step by kernel family (see Decoder::kernel_times).
-void profile_decode(const model::Model& model) {
+// GPU time of decode steps by kernel (see gpu::Context::time_kernels): `steps` greedy steps after a
+// prompt of up to 256 tokens, timed by kernel. With timestamps the rows are the kernels' own GPU
+// time; the rest of a step's time is the device's gaps between dependent dispatches.
+void profile_decode(const model::Model& model, model::Decoder::Reductions reductions) {
   if (!model::Decoder::supported(model)) {
     std::printf("\n(--profile needs the GPU decode path, which this model cannot take)\n");
     return;
   }
+  constexpr size_t kSteps = 32;
+  gpu::Context& context = *model.context();
   model::KvCache cache = model.new_cache();
   const std::vector<uint32_t> prompt =
       bench_ids(std::min<size_t>(256, model.config().n_ctx / 2), model.config().vocab_size);
   model.forward(prompt, cache, {.all_logits = false});
-  model::Decoder decoder(model, cache);
-  const auto times = decoder.kernel_times(200);
+  model::Decoder decoder(model, cache, model::Decoder::Layout::automatic, reductions);
+  decoder.greedy(1, 2);  // warm: pipelines
+  const size_t position = cache.length();
+  context.time_kernels(true);
+  decoder.greedy(1, kSteps);
+  context.time_kernels(false);
+  const std::vector<gpu::KernelTiming> rows = context.kernel_timings();
   double total = 0;
-  for (const auto& t : times) total += t.microseconds * static_cast<double>(t.per_step);
+  for (const auto& row : rows) total += row.microseconds;
+  const double steps = static_cast<double>(kSteps);
   std::printf(
-      "\nGPU time of one decode step at position %zu, by kernel family (each dispatched 200 times "
-      "back to back):\n\n| kernel | per step | µs each | µs per step | share "
-      "|\n|---|---:|---:|---:|---:|\n",
-      cache.length());
-  for (const auto& t : times) {
-    const double step = t.microseconds * static_cast<double>(t.per_step);
-    std::printf("| %s | %zu | %.2f | %.1f | %.0f%% |\n", t.kernel.c_str(), t.per_step,
-                t.microseconds, step, 100.0 * step / total);
+      "\nGPU time of a decode step at positions %zu..%zu by kernel (%s, %zu steps):\n\n"
+      "| kernel | per step | µs each | µs per step | share |\n|---|---:|---:|---:|---:|\n",
+      position, position + kSteps,
+      context.kernel_timings_exact() ? "timestamp queries" : "wall time of each dispatch alone",
+      kSteps);
+  for (const auto& row : rows) {
+    const double per_step = static_cast<double>(row.dispatches) / steps;
+    std::printf("| %s | %.0f | %.2f | %.1f | %.0f%% |\n", row.kernel.c_str(), per_step,
+                row.microseconds / static_cast<double>(row.dispatches), row.microseconds / steps,
+                100.0 * row.microseconds / total);
   }
-  std::printf("| total | | | %.1f | |\n", total);
+  std::printf("| total in kernels | | | %.1f | |\n", total / steps);
 }
 
 // GPU time of a ppN pass by kernel (see gpu::Context::time_kernels).
@@ -280,10 +317,12 @@ void run(const BenchCommand& command) {
   if (command.backend == "gpu") context = gpu::Context::create();
   std::fprintf(stderr, "loading %s...\n",
                command.config.empty() ? command.model_dir.c_str() : command.config.c_str());
-  const model::Model model =
-      command.config.empty()
-          ? model::Model::load(command.model_dir, context)
-          : model::Model::random(model::named_config(command.config), 1, context);
+  const std::optional<DType> dtype =
+      weight_dtype_for(command.dtype, command.model_dir, context.get());
+  const model::Model model = command.config.empty()
+                                 ? model::Model::load(command.model_dir, context, dtype)
+                                 : model::Model::random(model::named_config(command.config), 1,
+                                                        context, dtype.value_or(DType::f32));
   const size_t n_ctx = model.config().n_ctx;
   if (command.prompt_tokens > n_ctx || command.generate_prompt + command.generate_tokens > n_ctx) {
     throw Error("the tests need more positions than the model's context of " +
@@ -296,13 +335,14 @@ void run(const BenchCommand& command) {
     for (bool probe : {false, true}) {
       if (probe && !command.probe) break;
       results.push_back(token_generation(model, command.generate_prompt, command.generate_tokens,
-                                         command.repetitions, probe));
+                                         command.repetitions, probe,
+                                         reductions(command.reductions)));
     }
   }
   report(command, model, results);
   if (command.profile) {
     profile_prefill(model, command.prompt_tokens);
-    profile_decode(model);
+    profile_decode(model, reductions(command.reductions));
   }
 }
 
@@ -318,6 +358,12 @@ void add_bench_command(CLI::App& app) {
       "Random weights of a named shape instead: gpt2, gpt2-medium, ... (no files needed)");
   sub->add_option("--backend", command->backend, "cpu or gpu")
       ->check(CLI::IsMember({"cpu", "gpu"}))
+      ->capture_default_str();
+  add_dtype_option(*sub, command->dtype);
+  sub->add_option("--reductions", command->reductions,
+                  "How the decode kernels reduce across a workgroup: auto (subgroups where the "
+                  "adapter has 32-lane subgroups), barrier or subgroup; for comparing them")
+      ->check(CLI::IsMember({"auto", "barrier", "subgroup"}))
       ->capture_default_str();
   sub->add_option("-p,--prompt-tokens", command->prompt_tokens, "ppN: prompt length (0 skips)")
       ->capture_default_str();

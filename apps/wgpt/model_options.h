@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "wgpt/model.h"
@@ -13,9 +14,17 @@ namespace wgpt::cli {
 struct ModelOptions {
   std::string model_dir;
   std::string backend = "gpu";  // cpu | gpu (the GPU adapter follows $WGPT_BACKEND)
+  std::string dtype;            // the weight dtype; empty: weight_dtype_for's default
 };
 
 void add_model_options(CLI::App& command, ModelOptions& options);
+// Adds --dtype to a command that loads or builds a model.
+void add_dtype_option(CLI::App& command, std::string& dtype);
+// The weight dtype `--dtype` names, or the default: an .fzm model directory keeps its q4 blocks on
+// a GPU; otherwise model::default_weight_dtype (f16 on a hardware GPU, f32 on a software adapter
+// and the CPU). std::nullopt only for the .fzm case.
+std::optional<DType> weight_dtype_for(const std::string& dtype, const std::string& model_dir,
+                                      const gpu::Context* context);
 
 struct LoadedModel {
   model::Model model;

@@ -118,7 +118,7 @@ Setup set_up(const TrainCommand& command, const std::shared_ptr<gpu::Context>& c
   } else if (!command.init.empty()) {
     setup.tokenizer_files = tokenizer_files_in(command.init);
     if (setup.tokenizer_files.empty()) throw Error(command.init + " holds no tokenizer files");
-    setup.model.emplace(model::Model::load(command.init, context));
+    setup.model.emplace(model::Model::load(command.init, context, DType::f32));
   } else {
     const bool bpe = command.tokenizer == "gpt2";
     setup.tokenizer_files =

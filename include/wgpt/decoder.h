@@ -1,8 +1,10 @@
 #pragma once
-// The decode fast path: one token per step on the GPU in 3 + 5·n_layer fused dispatches whose
-// bind groups are built once, with the next token chosen on the GPU, so a greedy step costs one
-// submit and an 8-byte readback. It continues a KvCache that Model::forward filled (the prefill),
-// in the same layout, so the two paths can alternate.
+// The decode fast path: one token per step on the GPU in 2 + 5·n_layer fused dispatches whose
+// bind groups are built once (src/ops/decode_ops.h), with the next token chosen on the GPU and its
+// embedding computed there too, so a greedy step costs one submit and a 4-byte readback (a step
+// whose token comes from the host adds one embedding dispatch). The weights may be stored in any
+// weight dtype (f32, f16, bf16, q4). It continues a KvCache that Model::forward filled (the
+// prefill), in the same layout, so the two paths can alternate.
 
 #include <cstdint>
 #include <functional>
@@ -21,17 +23,22 @@ namespace wgpt::model {
 class Decoder {
  public:
   // Whether `model` can take this path: on the GPU, the token table in one binding, widths that
-  // are multiples of 4 up to 2048, a head size of 4 to 256 that divides 256, 8 storage buffers per
-  // stage. Otherwise use Model::forward, which computes the same numbers with general ops.
+  // are multiples of 8 up to 2048, a head size that is a power of two from 4 to 256, at most 64
+  // heads, 8 storage buffers per stage. Otherwise use Model::forward, which computes the same
+  // numbers with general ops.
   static bool supported(const Model& model);
 
   // How the kernels spread a step's work: over many workgroups, as a GPU wants, or over few, as a
   // software adapter (llvmpipe, SwiftShader) wants, which runs workgroups a few at a time on CPU
   // threads and pays for every barrier in each. `automatic` asks the adapter; tests force either.
   enum class Layout { automatic, gpu, software };
+  // How workgroups reduce: with subgroup operations where the adapter has 32-lane subgroups
+  // (`automatic`), or with barriers (everywhere; llvmpipe and the browser have no subgroups).
+  enum class Reductions { automatic, barrier, subgroup };
 
   // Binds `cache` (which must belong to `model` and outlive this decoder).
-  Decoder(const Model& model, KvCache& cache, Layout layout = Layout::automatic);
+  Decoder(const Model& model, KvCache& cache, Layout layout = Layout::automatic,
+          Reductions reductions = Reductions::automatic);
   ~Decoder();
   Decoder(const Decoder&) = delete;
   Decoder& operator=(const Decoder&) = delete;
@@ -63,17 +70,6 @@ class Decoder {
       uint32_t token, size_t count, size_t top_n,
       const std::function<bool(uint32_t, const StepTrace&)>& on_step);
 
-  // Where a step's GPU time goes: each kernel family of the step (layer 0's instance for the
-  // per-layer ones) dispatched `repeats` times back to back, timed on the host around one submit
-  // and wait. The time per dispatch includes the device's cost of a dependent dispatch, as in a
-  // real step. Native only; leaves the cache as it was.
-  struct KernelTime {
-    std::string kernel;
-    size_t per_step = 0;      // dispatches of this family in one step
-    double microseconds = 0;  // per dispatch
-  };
-  std::vector<KernelTime> kernel_times(size_t repeats);
-
  private:
   struct Plan;
   // A step's readback: its GPU-chosen token (4 bytes) if `token`, then for a traced step the
@@ -83,8 +79,10 @@ class Decoder {
                            size_t top_n) const;
   std::vector<uint32_t> run_greedy(uint32_t token, size_t count, std::optional<size_t> top_n,
                                    const std::function<bool(uint32_t, const StepTrace*)>& on_step);
-  void record_layers(bool software);
-  void record_step(bool choose_on_gpu);
+  void bind_kernels(bool software, bool subgroups);
+  // A step's dispatches: the embedding when the host chose the token, the blocks and the LM head,
+  // and the GPU's greedy choice (with the next step's embedding) when `choose_on_gpu`.
+  void record_step(bool embed, bool choose_on_gpu);
   void start(uint32_t token);
   std::unique_ptr<Plan> plan_;
   const Model& model_;

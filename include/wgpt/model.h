@@ -42,16 +42,19 @@ Config named_config(const std::string& name);
 
 struct LayerWeights {
   Tensor ln1_gamma, ln1_beta;
-  Tensor qkv_weight, qkv_bias;        // [C, 3C], [3C]
+  Tensor qkv_weight, qkv_bias;              // [C, 3C], [3C]
   Tensor attn_proj_weight, attn_proj_bias;  // [C, C], [C]
   Tensor ln2_gamma, ln2_beta;
-  Tensor fc_weight, fc_bias;          // [C, 4C], [4C]
+  Tensor fc_weight, fc_bias;              // [C, 4C], [4C]
   Tensor mlp_proj_weight, mlp_proj_bias;  // [4C, C], [C]
 };
 
+// The weights, in HF's Conv1D layout. The matrices (qkv, attention and MLP projections) and the
+// token table are stored in the model's weight dtype (f32, f16, bf16 or q4: include/wgpt/tensor.h),
+// read widened to f32 by every op; biases, LayerNorm parameters and positions stay f32.
 struct Weights {
   // The token table [vocab, C] as consecutive row blocks, each within the device's storage
-  // binding limit (one block on the CPU).
+  // binding limit (one block on the CPU); a q4 block starts on a q4 block.
   std::vector<Tensor> token_embedding;
   Tensor position_embedding;  // [n_ctx, C]
   std::vector<LayerWeights> layers;
@@ -72,9 +75,9 @@ class KvCache {
 };
 
 struct ForwardOptions {
-  bool all_logits = true;         // logits for every position, else only the last
-  bool capture_attention = false; // each layer's probabilities [n_head, t, kv_len]
-  bool capture_hidden = false;    // n_layer + 1 hidden states, as HF's output_hidden_states
+  bool all_logits = true;          // logits for every position, else only the last
+  bool capture_attention = false;  // each layer's probabilities [n_head, t, kv_len]
+  bool capture_hidden = false;     // n_layer + 1 hidden states, as HF's output_hidden_states
   // The probe's per-block detail for blocks [0, detail_layers), plus the final LayerNorm's output
   // when any: the names and shapes are in include/wgpt/probe.h's table.
   size_t detail_layers = 0;
@@ -94,23 +97,36 @@ struct ForwardOutput {
   std::vector<NamedTensor> detail;  // in the order the pass computes them, when asked for
 };
 
+// The weight dtype a command takes when none is asked for: f16 on a hardware GPU (half the bytes
+// of f32 for every decode step to read; logits within the tolerance tests/gpu/weight_dtype_test.cpp
+// states), f32 on a software adapter (llvmpipe, SwiftShader: the reference-exact path) and on the
+// CPU.
+DType default_weight_dtype(const gpu::Context* context);
+
 class Model {
  public:
   // Loads config.json and model.safetensors or model.fzm from a model directory. A null context
-  // loads onto the CPU.
+  // loads onto the CPU. `weights` is the weight dtype (see Weights); without one, an .fzm model on
+  // a GPU keeps its q4 blocks and every other model takes f32.
   static Model load(const std::filesystem::path& model_dir,
-                    std::shared_ptr<gpu::Context> context = nullptr);
+                    std::shared_ptr<gpu::Context> context = nullptr,
+                    std::optional<DType> weights = std::nullopt);
   // From tensors with HF names (with or without the `transformer.` prefix; `h.N.attn.bias` mask
   // buffers and a tied `lm_head.weight` are ignored); every shape is checked against the config.
+  // Without a weight dtype: q4 on a GPU when every tensor came from .fzm groups of 64, else f32.
   static Model from_tensors(const Config& config, const io::TensorFile& tensors,
-                            std::shared_ptr<gpu::Context> context = nullptr);
+                            std::shared_ptr<gpu::Context> context = nullptr,
+                            std::optional<DType> weights = std::nullopt);
   // Random weights as GPT-2 initialises them (N(0, 0.02), residual projections scaled by
-  // 1/√(2·n_layer), LayerNorm 1/0, biases 0), reproducible from `seed`.
+  // 1/√(2·n_layer), LayerNorm 1/0, biases 0), reproducible from `seed`, stored as `weights`.
   static Model random(const Config& config, uint64_t seed,
-                      std::shared_ptr<gpu::Context> context = nullptr);
+                      std::shared_ptr<gpu::Context> context = nullptr, DType weights = DType::f32);
 
   const Config& config() const { return config_; }
   const Weights& weights() const { return weights_; }
+  DType weight_dtype() const { return weights_.token_embedding.front().dtype(); }
+  // The bytes every weight tensor takes in storage (packed dtypes as packed).
+  size_t weight_bytes() const;
   bool on_gpu() const { return context_ != nullptr; }
   const std::shared_ptr<gpu::Context>& context() const { return context_; }
 
@@ -128,7 +144,8 @@ class Model {
   // The weights under HF's unprefixed names, as host tensors (for saving).
   std::vector<io::TensorData> to_tensor_data() const;
   // Writes config.json and model.safetensors (or model.fzm, q4) into `model_dir`.
-  void save(const std::filesystem::path& model_dir, io::Format format = io::Format::safetensors) const;
+  void save(const std::filesystem::path& model_dir,
+            io::Format format = io::Format::safetensors) const;
 
  private:
   Model(Config config, Weights weights, std::shared_ptr<gpu::Context> context)

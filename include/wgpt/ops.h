@@ -39,7 +39,7 @@ Tensor causal_softmax(const Tensor& scores, size_t offset);
 Tensor embedding(const Tensor& ids, const Tensor& wte, const Tensor& wpe, size_t pos_offset);
 // The same over a token table split into row chunks (each [rows_i, C], consecutive blocks of the
 // table), for tables larger than a device's storage binding limit. On the GPU an id past the
-// table's end yields a NaN row (the CPU throws).
+// table's end yields a NaN row (the CPU throws). The table may be f32, f16, bf16 or q4.
 Tensor embedding(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Tensor& wpe,
                  size_t pos_offset);
 
@@ -52,10 +52,12 @@ struct MatmulOptions {
 
 // scale · op(a) · op(b) + bias. a [m, k] or [batch, m, k]; b [k, n] or [batch, k, n] (transposed
 // forms swap the last two dimensions). An unbatched operand is broadcast over the other's batch.
-// Output [m, n], or [batch, m, n] when either operand is batched.
+// Output [m, n], or [batch, m, n] when either operand is batched. b may hold weights in f16, bf16
+// or q4 (read widened to f32; a batched q4 b needs batches that start on a block).
 Tensor matmul(const Tensor& a, const Tensor& b, const MatmulOptions& options = {});
 // a [m, k] · Bᵀ · scale, where B [n, k] is given as consecutive row chunks (a token table split
-// for the binding limit: the LM head x · wteᵀ). Output [m, n]; chunk i fills its own columns.
+// for the binding limit: the LM head x · wteᵀ), f32 or packed as matmul's b. Output [m, n]; chunk i
+// fills its own columns.
 Tensor matmul_transposed_chunks(const Tensor& a, const std::vector<Tensor>& b_row_chunks,
                                 float scale = 1.0f);
 

@@ -1,4 +1,6 @@
-// C = scale · op(A) · op(B) + bias, batched: the tiled GEMM for m past the gemv range.
+// C = scale · op(A) · op(B) + bias, batched: the tiled GEMM for m past the gemv range. B may be
+// stored as f32, f16, bf16 or q4 (the variants: matmul, matmul.f16, ...).
+//! variants DTYPE f32 f16 bf16 q4
 // Each workgroup (16×16 threads) computes a 64×64 block of C; each thread a 4×4 sub-block held in
 // four vec4 accumulators. k advances in tiles of 16 staged in workgroup memory, loaded so that
 // consecutive threads walk whichever axis is contiguous in memory (coalesced in every layout).

@@ -5,7 +5,8 @@
 
 namespace wgpt::model {
 
-Model Model::load(const std::filesystem::path& model_dir, std::shared_ptr<gpu::Context> context) {
+Model Model::load(const std::filesystem::path& model_dir, std::shared_ptr<gpu::Context> context,
+                  std::optional<DType> weights) {
   if (!std::filesystem::is_directory(model_dir)) {
     throw Error("model directory " + model_dir.string() + " does not exist");
   }
@@ -13,7 +14,7 @@ Model Model::load(const std::filesystem::path& model_dir, std::shared_ptr<gpu::C
   for (const char* name : {"model.safetensors", "model.fzm"}) {
     const auto path = model_dir / name;
     if (std::filesystem::exists(path)) {
-      return from_tensors(config, io::load_tensors(path), std::move(context));
+      return from_tensors(config, io::load_tensors(path), std::move(context), weights);
     }
   }
   throw Error(model_dir.string() + " holds neither model.safetensors nor model.fzm");

@@ -2,6 +2,7 @@
 #include <limits>
 #include <string>
 
+#include "ops/kernel_call.h"
 #include "ops/op_support.h"
 #include "wgpt/ops.h"
 
@@ -18,7 +19,9 @@ void validate(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Te
   detail::require_rank(kOp, "wpe", wpe, 2);
   if (wte_chunks.empty()) detail::fail(kOp, "no token table");
   for (const Tensor& chunk : wte_chunks) {
-    detail::require_dtype(kOp, "wte", chunk, DType::f32);
+    if (chunk.dtype() != DType::f32 && !is_packed(chunk.dtype())) {
+      detail::fail(kOp, "wte must be f32, f16, bf16 or q4, got " + chunk.describe());
+    }
     detail::require_rank(kOp, "wte", chunk, 2);
     if (chunk.dim(1) != wpe.dim(1)) {
       detail::fail(kOp,
@@ -31,6 +34,16 @@ void validate(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Te
   }
 }
 
+// Row `row` of a packed table widened to f32 (a view cannot start inside a packed word or block).
+std::vector<float> widened_row(const Tensor& table, size_t row, size_t cols) {
+  const size_t granule = table.dtype() == DType::q4 ? kQ4Block : 2;
+  const size_t first = row * cols / granule * granule;
+  const size_t end = std::min(table.numel(), row * cols + cols);
+  const std::vector<float> values =
+      table.reshape({table.numel()}).view(first, {end - first}).to_floats();
+  return {values.begin() + static_cast<std::ptrdiff_t>(row * cols - first), values.end()};
+}
+
 void embedding_cpu(std::span<const uint32_t> ids, const std::vector<Tensor>& wte_chunks,
                    std::span<const float> wpe, size_t pos_offset, size_t cols,
                    std::span<float> out) {
@@ -41,7 +54,14 @@ void embedding_cpu(std::span<const uint32_t> ids, const std::vector<Tensor>& wte
     if (chunk == wte_chunks.end()) {
       detail::fail(kOp, "token id " + std::to_string(ids[token]) + " is past the token table");
     }
-    auto table_row = chunk->floats().subspan(row * cols, cols);
+    std::vector<float> widened;
+    std::span<const float> table_row;
+    if (chunk->dtype() == DType::f32) {
+      table_row = chunk->floats().subspan(row * cols, cols);
+    } else {
+      widened = widened_row(*chunk, row, cols);
+      table_row = widened;
+    }
     for (size_t c = 0; c < cols; ++c) {
       out[token * cols + c] = table_row[c] + wpe[(pos_offset + token) * cols + c];
     }
@@ -55,15 +75,18 @@ void embedding_gpu(gpu::Context& context, const Tensor& ids, const std::vector<T
   size_t row_start = 0;
   for (size_t i = 0; i < wte_chunks.size(); ++i) {
     size_t row_end = row_start + wte_chunks[i].dim(0);
-    std::array<uint32_t, 7> params = {detail::word(kOp, out.numel()),
-                                      detail::word(kOp, out.dim(1)),
-                                      detail::word(kOp, pos_offset),
-                                      detail::word(kOp, row_start),
-                                      detail::word(kOp, row_end),
-                                      i + 1 == wte_chunks.size() ? 1u : 0u,
-                                      detail::float_word(std::numeric_limits<float>::quiet_NaN())};
-    context.dispatch(kOp, params, detail::Bindings(kOp, {ids, wte_chunks[i], wpe}, {out}).ranges(),
-                     detail::linear_grid(kOp, context, out.numel()));
+    const kernels::embedding::Params params{.n = detail::word(kOp, out.numel()),
+                                            .cols = detail::word(kOp, out.dim(1)),
+                                            .pos_offset = detail::word(kOp, pos_offset),
+                                            .row_start = detail::word(kOp, row_start),
+                                            .row_end = detail::word(kOp, row_end),
+                                            .is_last = i + 1 == wte_chunks.size() ? 1u : 0u,
+                                            .missing = std::numeric_limits<float>::quiet_NaN()};
+    detail::Bindings bound(kOp, {ids, wte_chunks[i], wpe}, {out});
+    const auto& r = bound.ranges();
+    detail::dispatch<kernels::embedding>(context, {.weights = wte_chunks[i].dtype()}, params,
+                                         {r[0], r[1], r[2], r[3]},
+                                         detail::linear_grid(kOp, context, out.numel()));
     row_start = row_end;
   }
 }

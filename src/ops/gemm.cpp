@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "ops/kernel_call.h"
 #include "ops/op_support.h"
 
 namespace wgpt::ops::detail {
@@ -36,7 +37,12 @@ size_t extent(size_t batch, size_t batch_stride, size_t rows, size_t cols) {
 void validate(std::string_view op, const Gemm& g, const Tensor& a, const Tensor& b,
               const std::optional<Tensor>& bias, const Tensor& out) {
   require_dtype(op, "a", a, DType::f32);
-  require_dtype(op, "b", b, DType::f32);
+  if (b.dtype() != DType::f32 && !is_packed(b.dtype())) {
+    fail(op, "b must be f32, f16, bf16 or q4, got " + b.describe());
+  }
+  if (b.dtype() == DType::q4 && g.batch > 1 && g.b_batch_stride % kQ4Block != 0) {
+    fail(op, "a batched q4 b needs batches that start on a block of " + std::to_string(kQ4Block));
+  }
   if (g.batch == 0 || g.m == 0 || g.k == 0 || g.n == 0) {
     fail(op, "empty product: batch " + std::to_string(g.batch) + ", m " + std::to_string(g.m) +
                  ", k " + std::to_string(g.k) + ", n " + std::to_string(g.n));
@@ -75,25 +81,24 @@ void gemm_cpu(const Gemm& g, std::span<const float> a, std::span<const float> b,
   }
 }
 
-// The 16 parameter words shared by matmul.wgsl, gemv.wgsl and gemv_reduce.wgsl.
-std::array<uint32_t, 16> params(std::string_view op, const Gemm& g, bool has_bias, size_t nsplit,
-                                size_t k_per_split) {
-  return {word(op, g.m),
-          word(op, g.k),
-          word(op, g.n),
-          word(op, g.batch),
-          word(op, g.a_batch_stride),
-          word(op, g.b_batch_stride),
-          g.trans_a ? 1u : 0u,
-          g.trans_b ? 1u : 0u,
-          has_bias ? 1u : 0u,
-          float_word(g.scale),
-          word(op, g.out_col_offset),
-          word(op, g.out_row_stride),
-          word(op, nsplit),
-          word(op, k_per_split),
-          0u,
-          0u};
+// The parameter block every GEMM kernel shares (lib/gemm_params.wgsl), as `Kernel` declares it.
+template <class Kernel>
+typename Kernel::Params params(std::string_view op, const Gemm& g, bool has_bias, size_t nsplit,
+                               size_t k_per_split) {
+  return {.m = word(op, g.m),
+          .k = word(op, g.k),
+          .n = word(op, g.n),
+          .batch = word(op, g.batch),
+          .a_batch_stride = word(op, g.a_batch_stride),
+          .b_batch_stride = word(op, g.b_batch_stride),
+          .trans_a = g.trans_a ? 1u : 0u,
+          .trans_b = g.trans_b ? 1u : 0u,
+          .has_bias = has_bias ? 1u : 0u,
+          .scale = g.scale,
+          .out_col_offset = word(op, g.out_col_offset),
+          .out_row_stride = word(op, g.out_row_stride),
+          .nsplit = word(op, nsplit),
+          .k_per_split = word(op, k_per_split)};
 }
 
 void require_grid(std::string_view op, const gpu::Context& context, gpu::Workgroups grid) {
@@ -104,34 +109,33 @@ void require_grid(std::string_view op, const gpu::Context& context, gpu::Workgro
   }
 }
 
-// A tiled GEMM kernel and the size of the square block of C one workgroup computes.
-struct TiledKernel {
-  std::string_view name;
-  size_t tile;
-};
-constexpr TiledKernel kTiled{"matmul", 64};
-constexpr TiledKernel kWide{"matmul_wide", 128};
-constexpr TiledKernel kWideVec4{"matmul_wide_vec4", 128};
+// The square block of C a workgroup of the tiled kernels computes.
+constexpr size_t kTile = 64;       // matmul.wgsl
+constexpr size_t kWideTile = 128;  // matmul_wide.wgsl, matmul_wide_vec4.wgsl
 
 // Whether matmul_wide_vec4.wgsl can read both operands as vec4s: every contiguous row (k, or m
 // for a transposed A; n, or k for a transposed B) and both batch strides are multiples of 4
-// floats, and bindings start 16-byte aligned (they start at multiples of the device's storage
-// offset alignment).
+// floats (8 elements for a packed B, whose words hold 8), and bindings start 16-byte aligned (they
+// start at multiples of the device's storage offset alignment).
 bool vec4_operands(const Gemm& g, size_t storage_offset_alignment) {
   size_t a_row = g.trans_a ? g.m : g.k;
   size_t b_row = g.trans_b ? g.k : g.n;
-  return a_row % 4 == 0 && b_row % 4 == 0 && g.a_batch_stride % 4 == 0 &&
-         g.b_batch_stride % 4 == 0 && storage_offset_alignment % 16 == 0;
+  size_t b_multiple = is_packed(g.b_dtype) ? 8 : 4;
+  return a_row % 4 == 0 && b_row % b_multiple == 0 && g.a_batch_stride % 4 == 0 &&
+         g.b_batch_stride % b_multiple == 0 && storage_offset_alignment % 16 == 0;
 }
 
-void gemm_tiled(std::string_view op, const TiledKernel& kernel, const Gemm& g, const Tensor& a,
-                const Tensor& b, const std::optional<Tensor>& bias, const Tensor& out) {
+template <class Kernel>
+void gemm_tiled(std::string_view op, size_t tile, const Gemm& g, const Tensor& a, const Tensor& b,
+                const std::optional<Tensor>& bias, const Tensor& out) {
   auto& context = *a.context();
-  gpu::Workgroups grid{word(op, ceil_div(g.n, kernel.tile)), word(op, ceil_div(g.m, kernel.tile)),
+  gpu::Workgroups grid{word(op, ceil_div(g.n, tile)), word(op, ceil_div(g.m, tile)),
                        word(op, g.batch)};
   require_grid(op, context, grid);
-  context.dispatch(kernel.name, params(op, g, bias.has_value(), 1, g.k),
-                   Bindings(op, {a, b, bias.value_or(a)}, {out}).ranges(), grid);
+  Bindings bound(op, {a, b, bias.value_or(a)}, {out});
+  const auto& r = bound.ranges();
+  dispatch<Kernel>(context, {.weights = b.dtype()}, params<Kernel>(op, g, bias.has_value(), 1, g.k),
+                   {r[0], r[1], r[2], r[3]}, grid);
 }
 
 void gemm_vector(std::string_view op, const Gemm& g, const Tensor& a, const Tensor& b,
@@ -146,37 +150,51 @@ void gemm_vector(std::string_view op, const Gemm& g, const Tensor& a, const Tens
   gpu::Workgroups grid{word(op, ceil_div(g.n, 64)), word(op, nsplit * row_blocks),
                        word(op, g.batch)};
   require_grid(op, context, grid);
-  auto words = params(op, g, bias.has_value(), nsplit, k_per_split);
+  const auto words = params<kernels::gemv>(op, g, bias.has_value(), nsplit, k_per_split);
+  const Variant variant{.weights = b.dtype()};
   if (nsplit == 1) {
-    context.dispatch("gemv", words, Bindings(op, {a, b, bias.value_or(a)}, {out}).ranges(), grid);
+    Bindings bound(op, {a, b, bias.value_or(a)}, {out});
+    const auto& r = bound.ranges();
+    dispatch<kernels::gemv>(context, variant, words, {r[0], r[1], r[2], r[3]}, grid);
     return;
   }
   Tensor partials = Tensor::empty_gpu(a.context(), {nsplit, g.batch, g.m, g.n});
-  context.dispatch("gemv", words, Bindings(op, {a, b, a}, {partials}).ranges(), grid);
-  context.dispatch("gemv_reduce", words,
-                   Bindings(op, {partials, bias.value_or(partials)}, {out}).ranges(),
-                   linear_grid(op, context, g.batch * g.m * g.n));
+  {
+    Bindings bound(op, {a, b, a}, {partials});
+    const auto& r = bound.ranges();
+    dispatch<kernels::gemv>(context, variant, words, {r[0], r[1], r[2], r[3]}, grid);
+  }
+  Bindings bound(op, {partials, bias.value_or(partials)}, {out});
+  const auto& r = bound.ranges();
+  dispatch<kernels::gemv_reduce>(
+      context, {}, params<kernels::gemv_reduce>(op, g, bias.has_value(), nsplit, k_per_split),
+      {r[0], r[1], r[2]}, linear_grid(op, context, g.batch * g.m * g.n));
 }
 
 }  // namespace
 
 GemmKernel gemm_kernel(const Gemm& g, size_t storage_offset_alignment) {
   if (g.m <= kGemvMaxRows) return GemmKernel::vector;
-  size_t blocks = ceil_div(g.m, kWide.tile) * ceil_div(g.n, kWide.tile) * g.batch;
+  size_t blocks = ceil_div(g.m, kWideTile) * ceil_div(g.n, kWideTile) * g.batch;
   if (vec4_operands(g, storage_offset_alignment)) {
     return blocks >= kWideVec4MinBlocks ? GemmKernel::wide_vec4 : GemmKernel::tiled;
   }
   return blocks >= kWideMinBlocks ? GemmKernel::wide : GemmKernel::tiled;
 }
 
-void gemm(std::string_view op, const Gemm& geometry, const Tensor& a, const Tensor& b,
+void gemm(std::string_view op, const Gemm& product, const Tensor& a, const Tensor& b,
           const std::optional<Tensor>& bias, const Tensor& out) {
+  Gemm geometry = product;
+  geometry.b_dtype = b.dtype();
   validate(op, geometry, a, b, bias, out);
   const auto& context =
       bias ? common_context(op, {&a, &b, &*bias, &out}) : common_context(op, {&a, &b, &out});
   if (!context) {
-    gemm_cpu(geometry, a.floats(), b.floats(), bias ? bias->floats().data() : nullptr,
-             out.floats());
+    // The reference reads a packed B widened to f32, as the kernels do.
+    const std::vector<float> widened = is_packed(b.dtype()) ? b.to_floats() : std::vector<float>{};
+    const std::span<const float> b_values =
+        is_packed(b.dtype()) ? std::span<const float>(widened) : std::span<const float>(b.floats());
+    gemm_cpu(geometry, a.floats(), b_values, bias ? bias->floats().data() : nullptr, out.floats());
     return;
   }
   switch (gemm_kernel(geometry, context->limits().min_storage_buffer_offset_alignment)) {
@@ -184,13 +202,13 @@ void gemm(std::string_view op, const Gemm& geometry, const Tensor& a, const Tens
       gemm_vector(op, geometry, a, b, bias, out);
       break;
     case GemmKernel::tiled:
-      gemm_tiled(op, kTiled, geometry, a, b, bias, out);
+      gemm_tiled<kernels::matmul>(op, kTile, geometry, a, b, bias, out);
       break;
     case GemmKernel::wide:
-      gemm_tiled(op, kWide, geometry, a, b, bias, out);
+      gemm_tiled<kernels::matmul_wide>(op, kWideTile, geometry, a, b, bias, out);
       break;
     case GemmKernel::wide_vec4:
-      gemm_tiled(op, kWideVec4, geometry, a, b, bias, out);
+      gemm_tiled<kernels::matmul_wide_vec4>(op, kWideTile, geometry, a, b, bias, out);
       break;
   }
 }

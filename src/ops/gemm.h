@@ -20,8 +20,9 @@ struct Gemm {
   bool trans_a = false;       // A stored [k, m] per batch
   bool trans_b = false;       // B stored [n, k] per batch
   float scale = 1.0f;
-  size_t out_col_offset = 0;  // first column written in each output row
-  size_t out_row_stride = 0;  // elements per output row (n unless writing a column block)
+  size_t out_col_offset = 0;   // first column written in each output row
+  size_t out_row_stride = 0;   // elements per output row (n unless writing a column block)
+  DType b_dtype = DType::f32;  // how B is stored: f32, or packed weights (f16, bf16, q4)
 };
 
 // The GPU kernel a product takes: gemv.wgsl for a few rows; else, when the product has enough
@@ -33,8 +34,9 @@ GemmKernel gemm_kernel(const Gemm& geometry, size_t storage_offset_alignment);
 
 // out[(b·m + row)·out_row_stride + out_col_offset + col] = scale · Σ op(A)[row, kk] · op(B)[kk,
 // col]
-// + bias[col] for every batch b, row and column. All tensors f32 on one device; `op` names the
-// caller in errors.
+// + bias[col] for every batch b, row and column. All tensors f32 on one device, except B, which may
+// be packed weights (f16, bf16, q4: read widened; b_dtype is taken from it); `op` names the caller
+// in errors.
 void gemm(std::string_view op, const Gemm& geometry, const Tensor& a, const Tensor& b,
           const std::optional<Tensor>& bias, const Tensor& out);
 

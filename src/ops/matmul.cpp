@@ -16,7 +16,7 @@ struct Operand {
 };
 
 Operand operand(std::string_view role, const Tensor& t) {
-  detail::require_dtype(kOp, role, t, DType::f32);
+  // b may be packed weights (f16, bf16, q4); detail::gemm checks the dtypes.
   if (t.rank() == 2) return {0, t.dim(0), t.dim(1)};
   if (t.rank() == 3) return {t.dim(0), t.dim(1), t.dim(2)};
   detail::fail(
@@ -26,6 +26,7 @@ Operand operand(std::string_view role, const Tensor& t) {
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b, const MatmulOptions& options) {
+  detail::require_dtype(kOp, "a", a, DType::f32);
   Operand sa = operand("a", a);
   Operand sb = operand("b", b);
   size_t m = options.transpose_a ? sa.cols : sa.rows;
