@@ -270,7 +270,7 @@ void profile_decode(const model::Model& model, model::Decoder::Reductions reduct
       kSteps);
   for (const auto& row : rows) {
     const double per_step = static_cast<double>(row.dispatches) / steps;
-    std::printf("| %s | %.0f | %.2f | %.1f | %.0f%% |\n", row.kernel.c_str(), per_step,
+    std::printf("| %s | %.3g | %.2f | %.1f | %.0f%% |\n", row.kernel.c_str(), per_step,
                 row.microseconds / static_cast<double>(row.dispatches), row.microseconds / steps,
                 100.0 * row.microseconds / total);
   }
