@@ -20,6 +20,7 @@ struct BenchCommand {
   std::string backend = "gpu";
   std::string dtype;
   std::string reductions = "auto";
+  size_t product_workgroups = 0;
   size_t prompt_tokens = 512;
   size_t generate_tokens = 128;
   size_t generate_prompt = 16;
@@ -73,10 +74,12 @@ gpu::Stats difference(const gpu::Stats& after, const gpu::Stats& before) {
   return out;
 }
 
-model::Decoder::Reductions reductions(const std::string& name) {
-  if (name == "barrier") return model::Decoder::Reductions::barrier;
-  if (name == "subgroup") return model::Decoder::Reductions::subgroup;
-  return model::Decoder::Reductions::automatic;
+model::Decoder::Tuning tuning(const BenchCommand& command) {
+  model::Decoder::Tuning tuning;
+  if (command.reductions == "barrier") tuning.reductions = model::Decoder::Reductions::barrier;
+  if (command.reductions == "subgroup") tuning.reductions = model::Decoder::Reductions::subgroup;
+  tuning.product_workgroups = command.product_workgroups;
+  return tuning;
 }
 
 // Runs `body` once to warm up, then `repetitions` times, timing each and counting the last.
@@ -116,7 +119,7 @@ Measurement prompt_processing(const model::Model& model, size_t tokens, size_t r
 }
 
 Measurement token_generation(const model::Model& model, size_t prompt, size_t tokens,
-                             size_t repetitions, bool probe, model::Decoder::Reductions reduction) {
+                             size_t repetitions, bool probe, const model::Decoder::Tuning& tuning) {
   const std::vector<uint32_t> ids = bench_ids(prompt, model.config().vocab_size);
   model::KvCache cache = model.new_cache();
   uint32_t next = 0;
@@ -129,8 +132,7 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
   // With --probe, each step also reads back every layer's attention and the top 10.
   std::unique_ptr<model::Decoder> decoder;
   if (model::Decoder::supported(model)) {
-    decoder = std::make_unique<model::Decoder>(model, cache, model::Decoder::Layout::automatic,
-                                               reduction);
+    decoder = std::make_unique<model::Decoder>(model, cache, tuning);
   }
   constexpr size_t kProbeTop = 10;
   Measurement m{"tg" + std::to_string(tokens) + (probe ? "+probe" : ""), tokens, {}, {}};
@@ -241,7 +243,7 @@ void report(const BenchCommand& command, const model::Model& model,
 // GPU time of decode steps by kernel (see gpu::Context::time_kernels): `steps` greedy steps after a
 // prompt of up to 256 tokens, timed by kernel. With timestamps the rows are the kernels' own GPU
 // time; the rest of a step's time is the device's gaps between dependent dispatches.
-void profile_decode(const model::Model& model, model::Decoder::Reductions reductions) {
+void profile_decode(const model::Model& model, const model::Decoder::Tuning& tuning) {
   if (!model::Decoder::supported(model)) {
     std::printf("\n(--profile needs the GPU decode path, which this model cannot take)\n");
     return;
@@ -252,7 +254,7 @@ void profile_decode(const model::Model& model, model::Decoder::Reductions reduct
   const std::vector<uint32_t> prompt =
       bench_ids(std::min<size_t>(256, model.config().n_ctx / 2), model.config().vocab_size);
   model.forward(prompt, cache, {.all_logits = false});
-  model::Decoder decoder(model, cache, model::Decoder::Layout::automatic, reductions);
+  model::Decoder decoder(model, cache, tuning);
   decoder.greedy(1, 2);  // warm: pipelines
   const size_t position = cache.length();
   context.time_kernels(true);
@@ -335,14 +337,13 @@ void run(const BenchCommand& command) {
     for (bool probe : {false, true}) {
       if (probe && !command.probe) break;
       results.push_back(token_generation(model, command.generate_prompt, command.generate_tokens,
-                                         command.repetitions, probe,
-                                         reductions(command.reductions)));
+                                         command.repetitions, probe, tuning(command)));
     }
   }
   report(command, model, results);
   if (command.profile) {
     profile_prefill(model, command.prompt_tokens);
-    profile_decode(model, reductions(command.reductions));
+    profile_decode(model, tuning(command));
   }
 }
 
@@ -364,6 +365,10 @@ void add_bench_command(CLI::App& app) {
                   "How the decode kernels reduce across a workgroup: auto (subgroups where the "
                   "adapter has 32-lane subgroups), barrier or subgroup; for comparing them")
       ->check(CLI::IsMember({"auto", "barrier", "subgroup"}))
+      ->capture_default_str();
+  sub->add_option("--product-workgroups", command->product_workgroups,
+                  "At most this many workgroups per decode matrix-vector product (0: the "
+                  "default); for tuning the decode kernels on an adapter")
       ->capture_default_str();
   sub->add_option("-p,--prompt-tokens", command->prompt_tokens, "ppN: prompt length (0 skips)")
       ->capture_default_str();

@@ -18,6 +18,10 @@
 #include "wgpt/model.h"
 #include "wgpt/probe.h"
 
+namespace wgpt::ops::decode {
+struct Options;
+}
+
 namespace wgpt::model {
 
 class Decoder {
@@ -35,10 +39,17 @@ class Decoder {
   // How workgroups reduce: with subgroup operations where the adapter has 32-lane subgroups
   // (`automatic`), or with barriers (everywhere; llvmpipe and the browser have no subgroups).
   enum class Reductions { automatic, barrier, subgroup };
+  struct Tuning {
+    Layout layout = Layout::automatic;
+    Reductions reductions = Reductions::automatic;
+    // At most this many workgroups per matrix-vector product in the GPU layout (narrow products
+    // may take fewer); 0 takes the default, which `wgpt bench --product-workgroups` measured.
+    size_t product_workgroups = 0;
+  };
 
   // Binds `cache` (which must belong to `model` and outlive this decoder).
-  Decoder(const Model& model, KvCache& cache, Layout layout = Layout::automatic,
-          Reductions reductions = Reductions::automatic);
+  Decoder(const Model& model, KvCache& cache, Tuning tuning);
+  Decoder(const Model& model, KvCache& cache) : Decoder(model, cache, Tuning{}) {}
   ~Decoder();
   Decoder(const Decoder&) = delete;
   Decoder& operator=(const Decoder&) = delete;
@@ -79,7 +90,7 @@ class Decoder {
                            size_t top_n) const;
   std::vector<uint32_t> run_greedy(uint32_t token, size_t count, std::optional<size_t> top_n,
                                    const std::function<bool(uint32_t, const StepTrace*)>& on_step);
-  void bind_kernels(bool software, bool subgroups);
+  void bind_kernels(const ops::decode::Options& options);
   // A step's dispatches: the embedding when the host chose the token, the blocks and the LM head,
   // and the GPU's greedy choice (with the next step's embedding) when `choose_on_gpu`.
   void record_step(bool embed, bool choose_on_gpu);

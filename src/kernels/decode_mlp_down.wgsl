@@ -33,11 +33,15 @@ fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>) {
   reduce_begin(invocation);
   let role = gemv_role(group.x, params.tx);
   gemv_prefetch(role, params.k, params.n8);
+  // The epilogue's inputs are loaded now too, so that their latency overlaps the product's.
+  let at = min(role.column8, params.n8 - 1u) * 2u;
+  let bias_lo = bias[at];
+  let bias_hi = bias[at + 1u];
+  let x_lo = x[at];
+  let x_hi = x[at + 1u];
   let sums = gemv_columns(role, params.k, params.n8, params.tx);
   if (worker < params.tx && role.column8 < params.n8) {
-    for (var half = 0u; half < 2u; half++) {
-      let at = role.column8 * 2u + half;
-      x[at] = x[at] + sums[half] + bias[at];
-    }
+    x[at] = x_lo + sums[0] + bias_lo;
+    x[at + 1u] = x_hi + sums[1] + bias_hi;
   }
 }

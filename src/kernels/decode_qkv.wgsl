@@ -41,6 +41,10 @@ fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>) {
   reduce_begin(invocation);
   let role = gemv_role(group.x, params.tx);
   gemv_prefetch(role, params.k, params.n8);
+  // The epilogue's inputs are loaded now too, so that their latency overlaps the product's.
+  let at = min(role.column8, params.n8 - 1u) * 2u;
+  let bias_lo = bias[at];
+  let bias_hi = bias[at + 1u];
   let sums = gemv_columns(role, params.k, params.n8, params.tx);
   if (worker >= params.tx || role.column8 >= params.n8) {
     return;
@@ -48,7 +52,7 @@ fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>) {
   let width = params.k;
   let position = step[0];
   for (var half = 0u; half < 2u; half++) {
-    let values = sums[half] + bias[role.column8 * 2u + half];
+    let values = sums[half] + select(bias_lo, bias_hi, half == 1u);
     for (var lane = 0u; lane < 4u; lane++) {
       let column = role.column8 * 8u + half * 4u + lane;
       let part = column / width;  // 0 = q, 1 = k, 2 = v

@@ -43,7 +43,7 @@ bool Decoder::supported(const Model& model) {
 
 Decoder::~Decoder() = default;
 
-Decoder::Decoder(const Model& model, KvCache& cache, Layout layout, Reductions reductions)
+Decoder::Decoder(const Model& model, KvCache& cache, Tuning tuning)
     : plan_(std::make_unique<Plan>()), model_(model), cache_(cache) {
   if (!supported(model)) throw Error("this model cannot use the GPU decode path");
   if (cache.keys.size() != model.config().n_layer)
@@ -79,22 +79,25 @@ Decoder::Decoder(const Model& model, KvCache& cache, Layout layout, Reductions r
     p.ln2.push_back(packed(w.ln2_gamma, w.ln2_beta));
   }
   p.ln_final = packed(model.weights().final_gamma, model.weights().final_beta);
-  const bool software =
-      layout == Layout::automatic ? p.context->adapter_info().is_cpu : layout == Layout::software;
+  ops::decode::Options options;
+  options.software = tuning.layout == Layout::automatic ? p.context->adapter_info().is_cpu
+                                                        : tuning.layout == Layout::software;
   const bool usable = ops::decode::subgroups_usable(*p.context);
-  if (reductions == Reductions::subgroup && !usable) {
+  if (tuning.reductions == Reductions::subgroup && !usable) {
     throw Error("this adapter has no 32-lane subgroups for the subgroup reductions");
   }
-  bind_kernels(software, reductions == Reductions::automatic ? usable && !software
-                                                             : reductions == Reductions::subgroup);
+  options.subgroups = tuning.reductions == Reductions::automatic
+                          ? usable && !options.software
+                          : tuning.reductions == Reductions::subgroup;
+  if (tuning.product_workgroups) options.product_workgroups = tuning.product_workgroups;
+  bind_kernels(options);
 }
 
-void Decoder::bind_kernels(bool software, bool subgroups) {
+void Decoder::bind_kernels(const ops::decode::Options& options) {
   namespace decode = ops::decode;
   Plan& p = *plan_;
   const Config& c = model_.config();
   const Weights& w = model_.weights();
-  const decode::Options options{.software = software, .subgroups = subgroups};
   const float eps = c.layer_norm_epsilon;
   const Tensor& wte = w.token_embedding[0];
   p.embed = decode::embed(p.step, wte, w.position_embedding, p.x);

@@ -46,13 +46,14 @@ constexpr std::string_view kOp = "decode";
 uint32_t u32(size_t value) { return detail::word(kOp, value); }
 
 // Threads across the column groups (8 columns each) of a decode product (lib/decode_gemv.wgsl).
-// On a GPU the widest that still leaves at least 128 workgroups, so that narrow products spread
-// over the whole device (and at most 32, a subgroup); on a software adapter 64, the fewest
-// workgroups.
+// On a GPU the fewest that keep the product within options.product_workgroups workgroups (at
+// most 32, a subgroup): narrow products then spread over as many workgroups as they have column
+// groups, wide ones stop short of needing several waves of workgroups; on a software adapter 64,
+// the fewest workgroups.
 uint32_t column_threads(size_t n8, const Options& options) {
   if (options.software) return 64;
   uint32_t tx = 1;
-  while (tx < 32 && (n8 + 2 * tx - 1) / (2 * tx) >= 128) tx *= 2;
+  while (tx < 32 && (n8 + tx - 1) / tx > options.product_workgroups) tx *= 2;
   return tx;
 }
 

@@ -28,6 +28,9 @@ inline constexpr size_t kHeadRows = 32;
 struct Options {
   bool software = false;   // few wide workgroups, as a software adapter (llvmpipe) wants
   bool subgroups = false;  // subgroup reductions: needs subgroups_usable
+  // The GPU layout's most workgroups for a matrix-vector product: its column groups of 8 are
+  // spread over as few threads across (tx) as keep within it.
+  size_t product_workgroups = 256;
 };
 
 // Whether the adapter's subgroups all have 32 lanes, as the subgroup variants assume.

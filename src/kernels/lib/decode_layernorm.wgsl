@@ -6,14 +6,23 @@
 // includes decode_stage.wgsl and a reduce_* library (256 threads).
 
 var<private> ln_values: array<f32, 8>;
+var<private> ln_gamma: array<f32, 8>;
+var<private> ln_beta: array<f32, 8>;
 
 // LN(x) into staged[0 .. width): mean and 1/sqrt(var + eps) as PyTorch (biased variance, mean
-// first).
+// first). x, gamma and beta are all loaded first, so their latencies overlap.
 fn ln_stage(width: u32, eps: f32) {
-  var sum = 0.0;
   for (var j = 0u; j < 8u; j++) {
     let i = worker + j * 256u;
-    ln_values[j] = select(0.0, x[min(i, width - 1u)], i < width);
+    ln_values[j] = 0.0;
+    if (i < width) {
+      ln_values[j] = x[i];
+      ln_gamma[j] = ln_params[i];
+      ln_beta[j] = ln_params[width + i];
+    }
+  }
+  var sum = 0.0;
+  for (var j = 0u; j < 8u; j++) {
     sum += ln_values[j];
   }
   let mean = workgroup_sum(sum) / f32(width);
@@ -26,7 +35,7 @@ fn ln_stage(width: u32, eps: f32) {
   for (var j = 0u; j < 8u; j++) {
     let i = worker + j * 256u;
     if (i < width) {
-      staged[i] = (ln_values[j] - mean) * rstd * ln_params[i] + ln_params[width + i];
+      staged[i] = (ln_values[j] - mean) * rstd * ln_gamma[j] + ln_beta[j];
     }
   }
 }
