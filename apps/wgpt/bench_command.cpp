@@ -20,7 +20,7 @@ struct BenchCommand {
   std::string backend = "gpu";
   std::string dtype;
   std::string reductions = "auto";
-  size_t product_workgroups = 0;
+  std::vector<size_t> product_workgroups = {0};
   size_t prompt_tokens = 512;
   size_t generate_tokens = 128;
   size_t generate_prompt = 16;
@@ -74,11 +74,11 @@ gpu::Stats difference(const gpu::Stats& after, const gpu::Stats& before) {
   return out;
 }
 
-model::Decoder::Tuning tuning(const BenchCommand& command) {
+model::Decoder::Tuning tuning(const BenchCommand& command, size_t product_workgroups) {
   model::Decoder::Tuning tuning;
   if (command.reductions == "barrier") tuning.reductions = model::Decoder::Reductions::barrier;
   if (command.reductions == "subgroup") tuning.reductions = model::Decoder::Reductions::subgroup;
-  tuning.product_workgroups = command.product_workgroups;
+  tuning.product_workgroups = product_workgroups;
   return tuning;
 }
 
@@ -135,7 +135,10 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
     decoder = std::make_unique<model::Decoder>(model, cache, tuning);
   }
   constexpr size_t kProbeTop = 10;
-  Measurement m{"tg" + std::to_string(tokens) + (probe ? "+probe" : ""), tokens, {}, {}};
+  const std::string workgroups =
+      tuning.product_workgroups ? " (" + std::to_string(tuning.product_workgroups) + " wg)" : "";
+  Measurement m{
+      "tg" + std::to_string(tokens) + (probe ? "+probe" : "") + workgroups, tokens, {}, {}};
   for (size_t r = 0; r <= repetitions; ++r) {
     prefill();
     const gpu::Stats before = model.on_gpu() ? model.context()->stats() : gpu::Stats{};
@@ -222,7 +225,10 @@ void report(const BenchCommand& command, const model::Model& model,
   }
   // The probe's cost: tgN with it against tgN without, measured one after the other.
   for (size_t i = 1; i < results.size(); ++i) {
-    if (results[i].test == results[i - 1].test + "+probe") {
+    const std::string& plain = results[i - 1].test;
+    const size_t tag = plain.find(' ');
+    if (results[i].test ==
+        plain.substr(0, tag) + "+probe" + (tag == std::string::npos ? "" : plain.substr(tag))) {
       std::printf("\nprobe: %s takes %.3f× the time of %s\n", results[i].test.c_str(),
                   mean(results[i].seconds) / mean(results[i - 1].seconds),
                   results[i - 1].test.c_str());
@@ -334,16 +340,19 @@ void run(const BenchCommand& command) {
   if (command.prompt_tokens)
     results.push_back(prompt_processing(model, command.prompt_tokens, command.repetitions));
   if (command.generate_tokens) {
-    for (bool probe : {false, true}) {
-      if (probe && !command.probe) break;
-      results.push_back(token_generation(model, command.generate_prompt, command.generate_tokens,
-                                         command.repetitions, probe, tuning(command)));
+    for (size_t workgroups : command.product_workgroups) {
+      for (bool probe : {false, true}) {
+        if (probe && !command.probe) break;
+        results.push_back(token_generation(model, command.generate_prompt, command.generate_tokens,
+                                           command.repetitions, probe,
+                                           tuning(command, workgroups)));
+      }
     }
   }
   report(command, model, results);
   if (command.profile) {
     profile_prefill(model, command.prompt_tokens);
-    profile_decode(model, tuning(command));
+    profile_decode(model, tuning(command, command.product_workgroups.front()));
   }
 }
 
@@ -368,7 +377,9 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--product-workgroups", command->product_workgroups,
                   "At most this many workgroups per decode matrix-vector product (0: the "
-                  "default); for tuning the decode kernels on an adapter")
+                  "default); several, comma-separated, measure tgN once for each: for tuning the "
+                  "decode kernels on an adapter")
+      ->delimiter(',')
       ->capture_default_str();
   sub->add_option("-p,--prompt-tokens", command->prompt_tokens, "ppN: prompt length (0 skips)")
       ->capture_default_str();

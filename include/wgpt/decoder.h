@@ -43,7 +43,8 @@ class Decoder {
     Layout layout = Layout::automatic;
     Reductions reductions = Reductions::automatic;
     // At most this many workgroups per matrix-vector product in the GPU layout (narrow products
-    // may take fewer); 0 takes the default, which `wgpt bench --product-workgroups` measured.
+    // take fewer); 0 takes ops::decode::Options' default. `wgpt bench --product-workgroups`
+    // measures several.
     size_t product_workgroups = 0;
   };
 
