@@ -17,7 +17,7 @@ set(WGPT_WEB_GATE_TOKENS 24 CACHE STRING "How many tokens the gate compares")
 set(WGPT_WEB_SITE "${CMAKE_CURRENT_BINARY_DIR}/site")
 
 add_executable(wgpt_wasm web/wasm_api.cpp web/js_values.cpp)
-target_link_libraries(wgpt_wasm PRIVATE wgpt_core)
+target_link_libraries(wgpt_wasm PRIVATE wgpt_core wgpt_json)
 target_link_options(wgpt_wasm PRIVATE
   -lembind -fexceptions --no-entry
   "SHELL:-s MODULARIZE=1" "SHELL:-s EXPORT_ES6=1" "SHELL:-s EXPORT_NAME=createWgptModule"

@@ -10,7 +10,7 @@
 
 #include "commands.h"
 #include "model_options.h"
-#include "wgpt/train.h"
+#include "wgpt/io.h"
 
 namespace wgpt::cli {
 namespace {
@@ -117,7 +117,7 @@ void run(const DataCommand& command) {
       std::fprintf(stderr, "reading the Brown corpus: %zu/%zu files\n", i + 1, files.size());
     }
   }
-  train::write_file_atomically(command.output, text);
+  io::write_file_atomically(command.output, text);
   std::fprintf(stderr, "wrote %s: %zu paragraphs, %zu bytes\n", command.output.c_str(),
                paragraph_count, text.size());
 }

@@ -125,7 +125,7 @@ Setup set_up(const TrainCommand& command, const std::shared_ptr<gpu::Context>& c
         bpe ? gpt2_tokenizer_files()
             : std::map<std::string, std::string>{
                   {"vocab.json",
-                   train::char_vocabulary_json(read_file(command.data, "the training text"))}};
+                   tokenizer::char_vocabulary_json(read_file(command.data, "the training text"))}};
     model::Config config;
     config.n_layer = command.layers;
     config.n_head = command.heads;

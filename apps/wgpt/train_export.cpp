@@ -24,10 +24,11 @@ void export_q4(const model::Model& model, const std::filesystem::path& dir,
   std::fprintf(stderr, "exporting q4 to %s\n", dir.string().c_str());
   model.save(dir, io::Format::fzm);
   for (const auto& [name, content] : tokenizer_files) {
-    train::write_file_atomically(dir / name, content);
+    io::write_file_atomically(dir / name, content);
   }
-  // Scored as served: the .fzm read back and dequantized, not the f32 weights in memory.
-  const model::Model served = model::Model::load(dir, model.context());
+  // Scored as served: the .fzm read back and dequantized (the values a q4 GPU model reads), not
+  // the f32 weights in memory; the loss goes through the training forward, which takes f32.
+  const model::Model served = model::Model::load(dir, model.context(), DType::f32);
   std::fprintf(stderr, "scoring the quantized model\n");
   const double held_out = train::evaluate(served, data.validation, options.batch, options.seq_len,
                                           options.eval_windows);
@@ -77,7 +78,7 @@ void export_q4(const model::Model& model, const std::filesystem::path& dir,
       {"date", date},
       {"command", record.command},
   };
-  train::write_file_atomically(dir / "metrics.json", metrics.dump(2) + "\n");
+  io::write_file_atomically(dir / "metrics.json", metrics.dump(2) + "\n");
   std::fprintf(stderr, "q4 held-out loss %.4f (f32 %.4f), train loss %.4f\n", held_out,
                record.validation_loss_f32, train_loss);
 }

@@ -1,6 +1,6 @@
 #pragma once
 // The decode fast path: one token per step on the GPU in 2 + 5·n_layer fused dispatches whose
-// bind groups are built once (src/ops/decode_ops.h), with the next token chosen on the GPU and its
+// bind groups are built once (include/wgpt/decode_ops.h), with the next token chosen on the GPU and its
 // embedding computed there too, so a greedy step costs one submit and a 4-byte readback (a step
 // whose token comes from the host adds one embedding dispatch). The weights may be stored in any
 // weight dtype (f32, f16, bf16, q4). It continues a KvCache that Model::forward filled (the

@@ -45,6 +45,13 @@ using Shape = std::vector<int64_t>;
 // safetensors `__metadata__`: string keys to string values.
 using Metadata = std::map<std::string, std::string>;
 
+// IEEE half precision (F16) and bfloat16 (BF16) to and from f32. Narrowing rounds to nearest, ties
+// to even (what PyTorch and safetensors writers do), overflows to infinity and keeps NaN a NaN.
+float f16_to_f32(uint16_t half);
+uint16_t f32_to_f16(float value);
+float bf16_to_f32(uint16_t bf16);
+uint16_t f32_to_bf16(float value);
+
 // One q4 group (the `.fzm` format's): element ≈ code · scale + min, code in 0..15.
 struct Q4Group {
   float scale = 1.0f;
@@ -153,6 +160,12 @@ TensorFile load_fzm(std::span<const uint8_t> bytes, std::string_view source = "<
 // each below 2^32; names below 64 KiB).
 void save_fzm(const std::filesystem::path& path, std::span<const TensorData> tensors);
 std::vector<uint8_t> fzm_bytes(std::span<const TensorData> tensors);
+
+// ---- any file
+// ------------------------------------------------------------------------------------------------
+// Writes `content` to a temporary file beside `path` and renames it over `path`: readers see the
+// old file or the whole new one, never a torn one.
+void write_file_atomically(const std::filesystem::path& path, std::string_view content);
 
 // ---- either
 // --------------------------------------------------------------------------------------

@@ -36,6 +36,15 @@ struct Config {
   size_t parameter_count() const;
 };
 
+// A parameter's HF name (unprefixed, as on the hub) and its shape.
+struct NamedShape {
+  std::string name;
+  io::Shape shape;
+};
+
+// Every parameter of a model with this config, in HF's order: wte, wpe, h.0.* … h.{L-1}.*, ln_f.*.
+std::vector<NamedShape> parameter_shapes(const Config& config);
+
 // The GPT-2 named shapes: gpt2 (124M), gpt2-medium (355M), gpt2-large, gpt2-xl; or
 // "N_LAYER,N_HEAD,N_EMBD,N_CTX,VOCAB". Throws on anything else.
 Config named_config(const std::string& name);

@@ -17,6 +17,7 @@
 
 #include "wgpt/error.h"
 #include "wgpt/gpu.h"
+#include "wgpt/io.h"
 
 namespace wgpt {
 
@@ -62,6 +63,9 @@ class Tensor {
   static Tensor from_floats(std::vector<float> values, Shape shape, DType dtype);
   // A packed tensor (f16, bf16 or q4) from its storage words, laid out as described above.
   static Tensor from_words(std::vector<uint32_t> words, Shape shape, DType dtype);
+  // Elements [first, first + numel(shape)) of a tensor already quantized in q4 groups of kQ4Block
+  // elements (an .fzm tensor's), its blocks kept as they are; `first` starts a group.
+  static Tensor from_q4(const io::Q4Data& q4, size_t first, Shape shape);
   // A CPU tensor of zeros.
   static Tensor zeros(Shape shape, DType dtype = DType::f32);
   // A GPU tensor from the context's pool. Its contents are undefined until a kernel writes them.

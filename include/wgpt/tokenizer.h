@@ -109,6 +109,10 @@ class CharTokenizer final : public Tokenizer {
   std::vector<std::pair<char32_t, uint32_t>> ids_;  // (code point, id), sorted by code point
 };
 
+// A character vocabulary (vocab.json: character → id) of every character in `text`, ids in code
+// point order: what CharTokenizer::from_json reads. Throws on invalid UTF-8.
+std::string char_vocabulary_json(std::string_view text);
+
 // The tokenizer of a model directory: BPE from vocab.json + merges.txt when merges.txt exists,
 // else BPE from tokenizer.json when that exists, else a character vocabulary from vocab.json.
 std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& model_dir,

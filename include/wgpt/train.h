@@ -110,10 +110,6 @@ struct Schedule {
 
 // ---- Data -----------------------------------------------------------------------------------
 
-// A character vocabulary (vocab.json: character → id) of every character in `text`, ids in code
-// point order. Throws on invalid UTF-8.
-std::string char_vocabulary_json(std::string_view text);
-
 // Token ids split in text order: the last `held_out` fraction is the validation text.
 struct TokenSplit {
   std::vector<uint32_t> train, validation;
@@ -151,9 +147,6 @@ struct TrainState {
 // leaves the previous checkpoint whole.
 void save_train_state(const std::filesystem::path& dir, const model::Model& model,
                       const AdamW& optimizer, const TrainState& state);
-// Writes `content` to a temporary file beside `path` and renames it over `path`: readers see the
-// old file or the whole new one, never a torn one.
-void write_file_atomically(const std::filesystem::path& path, std::string_view content);
 
 // Whether DIR holds a checkpoint to resume.
 bool has_train_state(const std::filesystem::path& dir);

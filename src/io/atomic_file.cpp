@@ -8,6 +8,7 @@
 
 #include "io/byte_sink.h"
 #include "wgpt/error.h"
+#include "wgpt/io.h"
 
 namespace wgpt::io {
 namespace {
@@ -61,6 +62,12 @@ void AtomicFile::commit() {
 
 void AtomicFile::fail(const std::string& what) const {
   throw Error("cannot write " + target_.string() + ": " + what);
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+  AtomicFile file(path);
+  file.write(std::span(reinterpret_cast<const uint8_t*>(content.data()), content.size()));
+  file.commit();
 }
 
 }  // namespace wgpt::io

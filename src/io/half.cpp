@@ -1,4 +1,4 @@
-#include "io/half.h"
+#include "wgpt/io.h"
 
 #include <cmath>
 #include <cstring>

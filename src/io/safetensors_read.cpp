@@ -9,7 +9,7 @@
 #include "io/byte_reader.h"
 #include "io/element_count.h"
 #include "io/formats.h"
-#include "io/half.h"
+#include "wgpt/io.h"
 
 namespace wgpt::io {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <optional>
 
-#include "ops/decode_ops.h"
+#include "wgpt/decode_ops.h"
 
 namespace wgpt::model {
 namespace {

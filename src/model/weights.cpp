@@ -5,7 +5,6 @@
 #include <numeric>
 
 #include "model/weight_names.h"
-#include "tensor/packing.h"
 #include "wgpt/model.h"
 
 namespace wgpt::model {
@@ -34,9 +33,9 @@ Tensor place(const Source& source, size_t first, const Shape& shape, DType dtype
     }
     host = Tensor::from_floats(std::vector<float>(values.begin(), values.end()), shape);
   } else if (dtype == DType::q4 && source.q4 && source.q4->group_size == kQ4Block) {
-    host = Tensor::from_words(packing::pack_q4(*source.q4, first, values.size()), shape, dtype);
+    host = Tensor::from_q4(*source.q4, first, shape);
   } else {
-    host = Tensor::from_words(packing::pack(values, dtype), shape, dtype);
+    host = Tensor::from_floats(std::vector<float>(values.begin(), values.end()), shape, dtype);
   }
   return context ? host.to_gpu(context) : host;
 }

@@ -1,6 +1,6 @@
-// The decode ops bound to their tensors (src/ops/decode_ops.h): shapes checked once, then either
+// The decode ops bound to their tensors (include/wgpt/decode_ops.h): shapes checked once, then either
 // the kernel's prepared dispatch with its parameter block and grid, or the CPU reference.
-#include "ops/decode_ops.h"
+#include "wgpt/decode_ops.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-// The CPU references of the decode ops (src/ops/decode_ops.h): plain loops, the definitions the
+// The CPU references of the decode ops (include/wgpt/decode_ops.h): plain loops, the definitions the
 // decode_*.wgsl kernels are held to.
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <limits>
 #include <vector>
 
-#include "ops/decode_ops.h"
+#include "wgpt/decode_ops.h"
 #include "ops/op_support.h"
 
 namespace wgpt::ops::decode::reference {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string>
 
-#include "io/half.h"
+#include "wgpt/io.h"
 
 namespace wgpt::packing {
 namespace {

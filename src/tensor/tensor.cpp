@@ -61,6 +61,11 @@ Tensor Tensor::from_words(std::vector<uint32_t> words, Shape shape, DType dtype)
   return t;
 }
 
+Tensor Tensor::from_q4(const io::Q4Data& q4, size_t first, Shape shape) {
+  std::vector<uint32_t> words = packing::pack_q4(q4, first, wgpt::numel(shape));
+  return from_words(std::move(words), std::move(shape), DType::q4);
+}
+
 Tensor Tensor::zeros(Shape shape, DType dtype) {
   size_t n = wgpt::numel(shape);
   if (dtype == DType::u32) return from_u32(std::vector<uint32_t>(n, 0), std::move(shape));

@@ -1,4 +1,3 @@
-#include "model/weight_names.h"
 #include "wgpt/train.h"
 
 namespace wgpt::train {

@@ -5,7 +5,6 @@
 #include <optional>
 #include <span>
 
-#include "io/byte_sink.h"
 #include "train/loss_curve.h"
 #include "train/metrics_log.h"
 #include "wgpt/train.h"
@@ -161,10 +160,10 @@ class Loop {
   void checkpoint() {
     model_.save(o_.out_dir);
     for (const auto& [name, content] : o_.model_files) {
-      write_file_atomically(o_.out_dir / name, content);
+      io::write_file_atomically(o_.out_dir / name, content);
     }
-    write_file_atomically(o_.out_dir / "loss.svg",
-                          loss_curve_svg(log_.train_losses(), log_.validation_losses()));
+    io::write_file_atomically(o_.out_dir / "loss.svg",
+                              loss_curve_svg(log_.train_losses(), log_.validation_losses()));
     save_train_state(o_.out_dir, model_, optimizer_, state_);
     saved_step_ = state_.step;
     note("checkpoint: step " + std::to_string(state_.step) + " in " + o_.out_dir.string());
@@ -183,12 +182,6 @@ class Loop {
 };
 
 }  // namespace
-
-void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
-  io::AtomicFile file(path);
-  file.write(std::span(reinterpret_cast<const uint8_t*>(content.data()), content.size()));
-  file.commit();
-}
 
 TrainResult run(model::Model& model, const TokenSplit& data, const TrainOptions& options,
                 const TrainCallbacks& callbacks) {

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstring>
 
-#include "io/half.h"
 #include "test_support.h"
 #include "wgpt/io.h"
 #include "wgpt/tensor.h"

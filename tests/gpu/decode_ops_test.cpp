@@ -1,9 +1,9 @@
-// Every decode_* kernel equals its CPU reference (src/ops/decode_ops.h) through the one parity
+// Every decode_* kernel equals its CPU reference (include/wgpt/decode_ops.h) through the one parity
 // harness, over shapes the GPT-2 sizes never reach: widths that are not multiples of 64, head
 // counts that are not powers of two, kv lengths that are not multiples of the 64-key chunk, an MLP
 // input longer than one staged part — in every weight dtype, both workgroup layouts, and with
 // subgroup reductions where the adapter has them.
-#include "ops/decode_ops.h"
+#include "wgpt/decode_ops.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,2 @@
+#include "wgpt/generate.h"
+// model is below generate.

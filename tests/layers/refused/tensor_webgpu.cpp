@@ -1,0 +1,2 @@
+#include <webgpu/webgpu.h>
+// Only src/gpu sees WebGPU.
