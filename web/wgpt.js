@@ -91,9 +91,12 @@ class Wgpt {
     return unwrap(this.#module.tokenize(text));
   }
 
-  // Streams generated text to onText(piece). options: {maxTokens, temperature, topK, topP, seed,
-  // greedy, signal (an AbortSignal that stops the run)}. Resolves to {promptIds, ids, text, stop,
-  // promptMs, promptTokens, generateMs, generatedTokens}.
+  // Streams generated text to onText(piece). options: {maxTokens, temperature, topK, topP, minP,
+  // repeatPenalty, presencePenalty, frequencyPenalty, repeatLastN, logitBias ({tokenId: bias};
+  // -Infinity bans a token), seed, greedy, signal (an AbortSignal that stops the run)} — as
+  // `wgpt generate`'s flags, the same tokens for the same seed; each token after the first is
+  // chosen on the GPU. Options the model cannot use reject with the reason. Resolves to
+  // {promptIds, ids, text, stop, promptMs, promptTokens, generateMs, generatedTokens}.
   generate(prompt, options = {}, onText = () => {}) {
     return this.#run(prompt, options, onText, null);
   }

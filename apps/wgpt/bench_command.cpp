@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "model_options.h"
+#include "sampling_options.h"
 #include "wgpt/decoder.h"
 #include "wgpt/probe.h"
 
@@ -28,6 +29,9 @@ struct BenchCommand {
   std::string output = "md";
   bool profile = false;
   bool probe = false;
+  std::vector<std::string> sampling;  // specs: one tgN row each, after the greedy one
+  size_t score_tokens = 0;
+  size_t score_top = 5;
 };
 
 struct Measurement {
@@ -118,44 +122,54 @@ Measurement prompt_processing(const model::Model& model, size_t tokens, size_t r
   return m;
 }
 
+// A sampling mode and its name in the results.
+struct Mode {
+  std::string name;  // "" for greedy decoding, else the spec
+  model::SamplingOptions options;
+};
+
 Measurement token_generation(const model::Model& model, size_t prompt, size_t tokens,
-                             size_t repetitions, bool probe, const model::Decoder::Tuning& tuning) {
+                             size_t repetitions, bool probe, const Mode& mode,
+                             const model::Decoder::Tuning& tuning) {
   const std::vector<uint32_t> ids = bench_ids(prompt, model.config().vocab_size);
   model::KvCache cache = model.new_cache();
-  uint32_t next = 0;
-  // Each repetition prefills untimed, then times `tokens` greedy decode steps.
+  std::vector<uint32_t> context;
+  // Each repetition prefills untimed (its token the argmax), then times `tokens` decode steps.
   auto prefill = [&] {
     cache.clear();
-    next = argmax(model.forward(ids, cache, {.all_logits = false}).logits.to_floats());
+    context = ids;
+    context.push_back(argmax(model.forward(ids, cache, {.all_logits = false}).logits.to_floats()));
   };
-  // The GPU decode path where the model allows it, as `wgpt generate` and `wgpt trace` take it.
-  // With --probe, each step also reads back every layer's attention and the top 10.
+  // The GPU decode path where the model allows it, as `wgpt generate` and `wgpt trace` take it,
+  // every token chosen on the GPU. With --probe, each step also reads back every layer's
+  // attention and the top 10.
   std::unique_ptr<model::Decoder> decoder;
   if (model::Decoder::supported(model)) {
-    decoder = std::make_unique<model::Decoder>(model, cache, tuning);
+    decoder = std::make_unique<model::Decoder>(model, cache, mode.options, tuning);
   }
   constexpr size_t kProbeTop = 10;
-  const std::string workgroups =
-      tuning.product_workgroups ? " (" + std::to_string(tuning.product_workgroups) + " wg)" : "";
-  Measurement m{
-      "tg" + std::to_string(tokens) + (probe ? "+probe" : "") + workgroups, tokens, {}, {}};
+  const std::string name =
+      "tg" + std::to_string(tokens) + (probe ? "+probe" : "") +
+      (tuning.product_workgroups ? " (" + std::to_string(tuning.product_workgroups) + " wg)" : "") +
+      (mode.name.empty() ? "" : " " + mode.name);
+  Measurement m{name, tokens, {}, {}};
   for (size_t r = 0; r <= repetitions; ++r) {
     prefill();
     const gpu::Stats before = model.on_gpu() ? model.context()->stats() : gpu::Stats{};
     const auto start = std::chrono::steady_clock::now();
     if (decoder && probe) {
-      next = decoder->greedy_traced(next, tokens, kProbeTop, {}).back();
+      decoder->generate_traced(context, tokens, kProbeTop, {});
     } else if (decoder) {
-      next = decoder->greedy(next, tokens).back();
-    } else if (probe) {
-      for (size_t i = 0; i < tokens; ++i) {
-        next = argmax(
-            model::trace_step(model, std::span(&next, 1), cache, {.top_n = kProbeTop}).logits);
-      }
+      decoder->generate(context, tokens);
     } else {
       for (size_t i = 0; i < tokens; ++i) {
-        next = argmax(
-            model.forward(std::span(&next, 1), cache, {.all_logits = false}).logits.to_floats());
+        const std::vector<float> logits =
+            probe ? model::trace_step(model, std::span(&context.back(), 1), cache,
+                                      {.top_n = kProbeTop})
+                        .logits
+                  : model.forward(std::span(&context.back(), 1), cache, {.all_logits = false})
+                        .logits.to_floats();
+        context.push_back(model::choose_token(logits, context, mode.options).token);
       }
     }
     const double seconds =
@@ -167,6 +181,14 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
   }
   std::fprintf(stderr, "\n");
   return m;
+}
+
+// Teacher-forced scoring of a text of `tokens` tokens, as `wgpt score` runs it: HF's sliding
+// windows of n_ctx tokens, stride n_ctx / 2, with the top `top` alternatives per token.
+Measurement scoring(const model::Model& model, size_t tokens, size_t top, size_t repetitions) {
+  const std::vector<uint32_t> ids = bench_ids(tokens, model.config().vocab_size);
+  return measure("score" + std::to_string(tokens) + " top " + std::to_string(top), tokens,
+                 repetitions, model, [&] { model::surprisal(model, ids, {.top_k = top}); });
 }
 
 void report(const BenchCommand& command, const model::Model& model,
@@ -336,18 +358,29 @@ void run(const BenchCommand& command) {
     throw Error("the tests need more positions than the model's context of " +
                 std::to_string(n_ctx));
   }
+  std::vector<Mode> modes = {{"", {.greedy = true}}};
+  for (const std::string& spec : command.sampling) {
+    modes.push_back({spec, parse_sampling_spec(spec)});
+    model::validate(modes.back().options, model.config());
+  }
+  if (command.score_tokens == 1) throw Error("--score needs at least two tokens");
   std::vector<Measurement> results;
   if (command.prompt_tokens)
     results.push_back(prompt_processing(model, command.prompt_tokens, command.repetitions));
   if (command.generate_tokens) {
     for (size_t workgroups : command.product_workgroups) {
-      for (bool probe : {false, true}) {
-        if (probe && !command.probe) break;
-        results.push_back(token_generation(model, command.generate_prompt, command.generate_tokens,
-                                           command.repetitions, probe,
-                                           tuning(command, workgroups)));
+      for (const Mode& mode : modes) {
+        for (bool probe : {false, true}) {
+          if (probe && !command.probe) break;
+          results.push_back(token_generation(model, command.generate_prompt,
+                                             command.generate_tokens, command.repetitions, probe,
+                                             mode, tuning(command, workgroups)));
+        }
       }
     }
+  }
+  if (command.score_tokens) {
+    results.push_back(scoring(model, command.score_tokens, command.score_top, command.repetitions));
   }
   report(command, model, results);
   if (command.profile) {
@@ -395,6 +428,17 @@ void add_bench_command(CLI::App& app) {
   sub->add_flag("--probe", command->probe,
                 "Also measure tgN with the attention probe on (every layer's attention and the "
                 "top 10 read back each step), right after tgN without it");
+  sub->add_option("--sampling", command->sampling,
+                  "Also measure tgN with this sampling, chosen on the GPU: KEY=VALUE,... with "
+                  "temp, top-k, top-p, min-p, repeat-penalty, repeat-last-n, presence-penalty, "
+                  "frequency-penalty, seed (e.g. \"top-k=40\" \"top-p=0.95,repeat-penalty=1.1\"); "
+                  "repeatable, one row each");
+  sub->add_option("--score", command->score_tokens,
+                  "Also measure scoring a text of this many tokens (0 skips): tokens/s of "
+                  "`wgpt score`'s sliding windows (n_ctx wide, stride n_ctx / 2)")
+      ->capture_default_str();
+  sub->add_option("--score-top", command->score_top, "Alternatives per token when scoring")
+      ->capture_default_str();
   sub->add_flag("--profile", command->profile,
                 "Also show where the GPU time of a ppN pass and of a decode step goes, by kernel");
   sub->callback([command] { run(*command); });

@@ -15,5 +15,6 @@ void add_data_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 void add_trace_command(CLI::App& app);
 void add_score_command(CLI::App& app);
+void add_serve_command(CLI::App& app);
 
 }  // namespace wgpt::cli

@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "model_options.h"
+#include "sampling_options.h"
 #include "wgpt/generate.h"
 
 namespace wgpt::cli {
@@ -33,8 +34,9 @@ void print_timings(const LoadedModel& loaded, const generate::GenerateResult& re
 }
 
 void run(const GenerateCommand& command) {
-  LoadedModel loaded = load_model(command.model);
   if (command.prompt.empty()) throw Error("the prompt is empty: give some text with -p");
+  LoadedModel loaded = load_model(command.model);
+  model::validate(command.sampling, loaded.model.config());
   const std::vector<uint32_t> prompt_ids = loaded.tokenizer->encode(command.prompt);
   if (prompt_ids.size() > loaded.model.config().n_ctx) {
     throw Error("the prompt has " + std::to_string(prompt_ids.size()) +
@@ -91,17 +93,7 @@ void add_generate_command(CLI::App& app) {
   sub->add_option("-p,--prompt", command->prompt, "The prompt text")->required();
   sub->add_option("-n,--tokens", command->tokens, "How many tokens to generate")
       ->capture_default_str();
-  sub->add_option("--temp", command->sampling.temperature, "Sampling temperature (> 0)")
-      ->capture_default_str();
-  sub->add_option("--top-k", command->sampling.top_k, "Keep the k most likely tokens (0: all)")
-      ->capture_default_str();
-  sub->add_option("--top-p", command->sampling.top_p, "Nucleus sampling mass in (0, 1]")
-      ->capture_default_str();
-  sub->add_option("--seed", command->sampling.seed, "Random seed (splitmix64)")
-      ->capture_default_str();
-  sub->add_flag("--greedy", command->sampling.greedy, "Always take the most likely token");
-  sub->add_flag("--ignore-eos", command->ignore_end_of_text,
-                "Keep generating past the end-of-text token");
+  add_sampling_options(*sub, command->sampling, command->ignore_end_of_text);
   sub->add_flag("--json", command->json,
                 "Print one JSON object: prompt_ids, ids (generated), text, timings");
   sub->callback([command] { run(*command); });

@@ -69,6 +69,7 @@ void run(const TraceCommand& command) {
   if (command.prompt.empty()) throw Error("the prompt is empty: give some text with -p");
   LoadedModel loaded = load_model(command.model);
   const model::Config& config = loaded.model.config();
+  model::validate(command.sampling, config);
   TraceRun trace_run{config,
                      *loaded.tokenizer,
                      model_name(command.model.model_dir),

@@ -1,10 +1,11 @@
 #pragma once
 // The decode fast path: one token per step on the GPU in 2 + 5·n_layer fused dispatches whose
-// bind groups are built once (include/wgpt/decode_ops.h), with the next token chosen on the GPU and its
-// embedding computed there too, so a greedy step costs one submit and a 4-byte readback (a step
-// whose token comes from the host adds one embedding dispatch). The weights may be stored in any
-// weight dtype (f32, f16, bf16, q4). It continues a KvCache that Model::forward filled (the
-// prefill), in the same layout, so the two paths can alternate.
+// bind groups are built once (include/wgpt/decode_ops.h), with the next token chosen on the GPU
+// (greedily, with its embedding computed there too, or by the sampling kernels of
+// include/wgpt/sampling.h, after which the next step embeds it), so a step costs one submit and a
+// 4-byte readback. The weights may be stored in any weight dtype (f32, f16, bf16, q4). It
+// continues a KvCache that Model::forward filled (the prefill), in the same layout, so the two
+// paths can alternate.
 
 #include <cstdint>
 #include <functional>
@@ -17,6 +18,7 @@
 #include "wgpt/gpu.h"
 #include "wgpt/model.h"
 #include "wgpt/probe.h"
+#include "wgpt/sampling.h"
 
 namespace wgpt::ops::decode {
 struct Options;
@@ -48,7 +50,13 @@ class Decoder {
     size_t product_workgroups = 0;
   };
 
-  // Binds `cache` (which must belong to `model` and outlive this decoder).
+  // Binds `cache` (which must belong to `model` and outlive this decoder). Each step's next token
+  // is chosen on the GPU by `sampling` (validated here): greedy decoding takes the argmax of the
+  // LM head's candidates, any other mode runs model::TokenSampler's kernels after the LM head.
+  Decoder(const Model& model, KvCache& cache, const SamplingOptions& sampling, Tuning tuning);
+  Decoder(const Model& model, KvCache& cache, const SamplingOptions& sampling)
+      : Decoder(model, cache, sampling, Tuning{}) {}
+  // A greedy decoder.
   Decoder(const Model& model, KvCache& cache, Tuning tuning);
   Decoder(const Model& model, KvCache& cache) : Decoder(model, cache, Tuning{}) {}
   ~Decoder();
@@ -56,14 +64,34 @@ class Decoder {
   Decoder& operator=(const Decoder&) = delete;
 
   // Runs `token` at position cache.length() and returns the most likely next token (first
-  // maximum on ties).
+  // maximum on ties). For a greedy decoder without bias or penalties.
   uint32_t step_greedy(uint32_t token);
   // Runs `token` at position cache.length() and returns the next position's logits [vocab].
   std::vector<float> step_logits(uint32_t token);
-  // Greedy decoding after `token`: up to `count` tokens, each passed to `on_token` as it arrives
-  // (return false to stop). Two steps are kept in flight — the GPU feeds each chosen token to the
-  // next step itself, so step i+1 is submitted before step i's token reaches the host — which
-  // hides the host's encoding and the readback latency. The same tokens as step_greedy.
+  // Decoding after `context` — the prompt and every token generated so far, whose last token runs
+  // first, at position cache.length() (so context.size() == cache.length() + 1) — up to `count`
+  // tokens, each chosen on the GPU by the decoder's sampling and passed to `on_token` as it
+  // arrives (return false to stop). Two steps are kept in flight — the GPU feeds each chosen token
+  // to the next step itself, so step i+1 is submitted before step i's token reaches the host —
+  // which hides the host's encoding and the readback latency.
+  std::vector<uint32_t> generate(std::span<const uint32_t> context, size_t count,
+                                 const std::function<bool(uint32_t)>& on_token = {});
+  // generate() with each step's trace read back in the step's readback (as step_traced reads
+  // it): two steps in flight, the same tokens. `on_step` receives each token with its trace.
+  std::vector<uint32_t> generate_traced(
+      std::span<const uint32_t> context, size_t count, size_t top_n,
+      const std::function<bool(uint32_t, const StepTrace&)>& on_step);
+  // One step of generate_traced without blocking: the chosen token and the step's trace arrive
+  // from a later gpu::Context::poll() natively or from the browser's event loop. The cache's
+  // length advances when this returns.
+  struct ChosenStep {
+    uint32_t token = 0;
+    StepTrace trace;
+  };
+  void step_chosen_async(std::span<const uint32_t> context, size_t top_n,
+                         std::function<void(Result<ChosenStep>)> done);
+  // generate() after the single `token`, for a greedy decoder without bias or penalties (whose
+  // choices need no context). The same tokens as step_greedy.
   std::vector<uint32_t> greedy(uint32_t token, size_t count,
                                const std::function<bool(uint32_t)>& on_token = {});
 
@@ -76,8 +104,7 @@ class Decoder {
   // from the browser's event loop. The cache's length advances when this returns; the next step
   // may be recorded before the trace arrives.
   void step_traced_async(uint32_t token, size_t top_n, std::function<void(Result<StepTrace>)> done);
-  // greedy() with each step's trace read back in the step's readback: two steps in flight, the
-  // same tokens. `on_step` receives each token with its trace; return false to stop.
+  // generate_traced() after the single `token`, for a greedy decoder as greedy().
   std::vector<uint32_t> greedy_traced(
       uint32_t token, size_t count, size_t top_n,
       const std::function<bool(uint32_t, const StepTrace&)>& on_step);
@@ -89,13 +116,24 @@ class Decoder {
   std::vector<gpu::BufferRange> step_regions(bool token, bool traced, size_t kv_len) const;
   StepTrace assemble_trace(std::span<const std::vector<std::byte>> regions, size_t kv_len,
                            size_t top_n) const;
-  std::vector<uint32_t> run_greedy(uint32_t token, size_t count, std::optional<size_t> top_n,
-                                   const std::function<bool(uint32_t, const StepTrace*)>& on_step);
+  using Regions = std::vector<std::vector<std::byte>>;
+  // Records a traced step (its token chosen on the GPU if `choose_on_gpu`) and its readback,
+  // whose regions arrive in `then` with the step's kv_len; advances the cache's length.
+  void read_step_async(bool choose_on_gpu,
+                       std::function<void(Result<Regions>, size_t kv_len)> then);
+  std::vector<uint32_t> run(std::span<const uint32_t> context, size_t count,
+                            std::optional<size_t> top_n,
+                            const std::function<bool(uint32_t, const StepTrace*)>& on_step);
   void bind_kernels(const ops::decode::Options& options);
-  // A step's dispatches: the embedding when the host chose the token, the blocks and the LM head,
-  // and the GPU's greedy choice (with the next step's embedding) when `choose_on_gpu`.
+  // A step's dispatches: the embedding when the host chose the token (or the sampler the one
+  // before), the blocks and the LM head, and the GPU's choice when `choose_on_gpu` (a greedy one
+  // with the next step's embedding).
   void record_step(bool embed, bool choose_on_gpu);
   void start(uint32_t token);
+  // start() for a step whose token the GPU chooses: the sampler's context too.
+  void begin(std::span<const uint32_t> context);
+  // Throws unless the decoder chooses greedily without a context (for `what`).
+  void require_plain_greedy(const char* what) const;
   std::unique_ptr<Plan> plan_;
   const Model& model_;
   KvCache& cache_;

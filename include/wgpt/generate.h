@@ -10,32 +10,14 @@
 
 #include "wgpt/model.h"
 #include "wgpt/probe.h"
+#include "wgpt/sampling.h"
 #include "wgpt/tokenizer.h"
 
 namespace wgpt::generate {
 
-struct SamplingOptions {
-  bool greedy = false;      // argmax, first maximum on ties (as HF)
-  float temperature = 1.0f;  // > 0; logits are divided by it
-  size_t top_k = 0;          // keep the k most likely tokens; 0 keeps all
-  float top_p = 1.0f;        // keep the smallest set whose probability reaches p; 1 keeps all
-  uint64_t seed = 0;
-};
-
-// Chooses the next token from a row of logits. The random stream is splitmix64 seeded with `seed`,
-// one 53-bit uniform draw in [0, 1) per sampled token, inverted through the cumulative
-// distribution of the kept tokens in descending-probability order (ties by lower id). So a seed
-// reproduces a run on a backend, natively and in the browser alike.
-class Sampler {
- public:
-  explicit Sampler(SamplingOptions options);
-  uint32_t next(std::span<const float> logits);
-
- private:
-  double uniform();
-  SamplingOptions options_;
-  uint64_t state_;
-};
+// The sampling options and their definition live with the model (include/wgpt/sampling.h), whose
+// decode path runs them on the GPU.
+using SamplingOptions = model::SamplingOptions;
 
 // Turns token bytes into valid UTF-8 text as they arrive: an incomplete multi-byte sequence at the
 // end is held back until the bytes that complete it arrive; bytes that can never form valid UTF-8
@@ -77,8 +59,11 @@ struct GenerateResult {
 // Called with each new piece of text; return false to stop.
 using TextCallback = std::function<bool(std::string_view text)>;
 
-// Prefills the prompt's ids, then samples and decodes one token at a time with the KV cache.
-// Throws on an empty prompt or one that does not fit the model's context.
+// Prefills the prompt's ids, then samples and decodes one token at a time with the KV cache. The
+// prefill's token is chosen by the CPU reference (model::choose_token) from its logits; on the GPU
+// decode path (model::Decoder) every later token is chosen on the GPU, two steps in flight.
+// Throws on an empty prompt, one that does not fit the model's context, or sampling options the
+// model cannot use (model::validate).
 GenerateResult generate(const model::Model& model, const tokenizer::Tokenizer& tokenizer,
                         std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
                         const TextCallback& on_text = {});
@@ -105,14 +90,5 @@ void generate_traced_async(const model::Model& model, const tokenizer::Tokenizer
                            std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
                            const model::ProbeOptions& probe, TraceCallback on_trace,
                            TextCallback on_text, std::function<void(Result<GenerateResult>)> done);
-
-// ---- scoring without blocking ------------------------------------------------------------------
-
-// model::surprisal for a text that fits the model's context (one window), without blocking: one
-// forward pass whose logits are read back asynchronously, then the same scores. `done` runs once,
-// with the result or the error; from gpu::Context::poll() (native) or the browser's event loop on
-// the GPU, before this returns on the CPU. `model` must outlive the call.
-void score_async(const model::Model& model, std::vector<uint32_t> ids, size_t top_k,
-                 std::function<void(Result<model::Surprisal>)> done);
 
 }  // namespace wgpt::generate

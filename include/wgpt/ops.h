@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <vector>
@@ -149,6 +150,26 @@ Tensor dropout(const Tensor& x, const DropoutOptions& options);
 Tensor cross_entropy(const Tensor& logits, const Tensor& targets);
 // Its gradient: dlogits[r] = (softmax(logits[r]) − onehot(targets[r])) · dloss[r]; dloss [n].
 Tensor cross_entropy_backward(const Tensor& logits, const Tensor& targets, const Tensor& dloss);
+
+// The order-preserving u32 of a float, by which score_rows and sampling rank logits (their kernels
+// alike: src/kernels/lib/sample_common.wgsl): a larger float has a larger key, −0 below +0, so
+// ordering keys orders values, and equal values go to the lower id.
+inline uint32_t rank_key(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return (bits & 0x80000000u) ? ~bits : bits | 0x80000000u;
+}
+
+// Scoring: per row of logits [n, vocab] against targets u32 [n], the softmax statistics and the
+// target's surprisal, stats f32 [n, 3] = (−log2 softmax(logits[r])[targets[r]], max, Σ exp(logit −
+// max)), and the k largest logits as (id, logit bits) pairs, top u32 [n, k, 2] — ranked by value,
+// ties by lower id (−0 below +0), in no particular order on the GPU (sorted on the CPU). 0 ≤ k ≤
+// vocab. Reading back O(n · k) numbers instead of the logits is what makes it worth a kernel.
+struct RowScores {
+  Tensor stats;
+  Tensor top;
+};
+RowScores score_rows(const Tensor& logits, const Tensor& targets, size_t k);
 
 // Σ x² over every element of every tensor → [1]: the squared global norm of a set of gradients.
 Tensor sum_of_squares(const std::vector<Tensor>& tensors);

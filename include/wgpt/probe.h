@@ -132,8 +132,17 @@ struct Surprisal {
 // fits n_ctx is one window; a longer one is scored as HF's perplexity guide does: windows of n_ctx
 // tokens starting every `stride` tokens, each scoring only the tokens no earlier window scored, so
 // each token is scored once with at least n_ctx − stride tokens of context (fewer at the start).
-// Throws on fewer than two tokens or an id outside the vocabulary.
+// The LM head runs only on the rows a window scores, and ops::score_rows reduces them where the
+// logits are: on the GPU a window reads back O(tokens · top_k) numbers, and the windows are
+// recorded back to back, each one's readback completing while later ones run. Throws on fewer
+// than two tokens or an id outside the vocabulary. Native only on the GPU (the browser uses
+// surprisal_async).
 Surprisal surprisal(const Model& model, std::span<const uint32_t> ids,
                     const SurprisalOptions& options = {});
+// The same without blocking: `done` runs once, with the result or the error — from
+// gpu::Context::poll() (native) or the browser's event loop on the GPU (as does on_window), before
+// this returns on the CPU. `model` must outlive the call.
+void surprisal_async(const Model& model, std::vector<uint32_t> ids, SurprisalOptions options,
+                     std::function<void(Result<Surprisal>)> done);
 
 }  // namespace wgpt::model

@@ -31,21 +31,16 @@ GenerateResult generate(const model::Model& model, const tokenizer::Tokenizer& t
   // prompt's (as the general path's first compile is), not spread over the generated tokens.
   std::optional<model::Decoder> fused;
   if (options.max_new_tokens > 1 && model::Decoder::supported(model)) {
-    fused.emplace(model, run.cache());
+    fused.emplace(model, run.cache(), options.sampling);
   }
   run.accept(run.sample(
       model.forward(run.next_ids(), run.cache(), {.all_logits = false}).logits.to_floats()));
   if (run.running() && fused) {
-    model::Decoder& decoder = *fused;
-    if (options.sampling.greedy) {
-      // The GPU chooses each token (first maximum on ties, as the sampler), two steps in flight.
-      decoder.greedy(run.next_ids()[0], options.max_new_tokens, [&](uint32_t token) {
-        run.accept(run.chosen_on_device(token));
-        return run.running();
-      });
-    }
-    while (run.running()) run.accept(run.sample(decoder.step_logits(run.next_ids()[0])));
-    return run.finish();
+    // Every later token is chosen on the GPU, two steps in flight.
+    fused->generate(run.context(), run.remaining(), [&](uint32_t token) {
+      run.accept(run.chosen_on_device(token));
+      return run.running();
+    });
   }
   while (run.running()) {
     const std::vector<float> logits =

@@ -17,8 +17,8 @@ Generation::Generation(const model::Model& model, const tokenizer::Tokenizer& to
       tokenizer_(tokenizer),
       options_(options),
       on_text_(std::move(on_text)),
-      sampler_(options.sampling),
       cache_(model.new_cache()) {
+  model::validate(options.sampling, config_);
   if (prompt_ids.empty()) throw Error("the prompt is empty: give at least one token");
   if (prompt_ids.size() > config_.n_ctx) {
     throw Error("the prompt has " + std::to_string(prompt_ids.size()) +
@@ -35,12 +35,18 @@ std::span<const uint32_t> Generation::next_ids() const {
   return std::span(&result_.ids.back(), 1);
 }
 
+std::vector<uint32_t> Generation::context() const {
+  std::vector<uint32_t> tokens = result_.prompt_ids;
+  tokens.insert(tokens.end(), result_.ids.begin(), result_.ids.end());
+  return tokens;
+}
+
 uint32_t Generation::sample(std::span<const float> logits) {
   if (steps_++ == 0) {
     result_.timings.prompt_ms = elapsed_ms(start_);
     start_ = std::chrono::steady_clock::now();
   }
-  return sampler_.next(logits);
+  return model::choose_token(logits, context(), options_.sampling).token;
 }
 
 bool Generation::emit(const std::string& text) {

@@ -19,14 +19,19 @@ class Generation {
   bool running() const { return running_; }
   // What the next step runs: the prompt, then the last token accepted.
   std::span<const uint32_t> next_ids() const;
+  // The prompt and every token accepted: the sampler's context.
+  std::vector<uint32_t> context() const;
+  // Tokens the run may still generate.
+  size_t remaining() const { return options_.max_new_tokens - result_.ids.size(); }
   model::KvCache& cache() { return cache_; }
   // Steps run so far (0 before the prefill).
   size_t steps() const { return steps_; }
 
-  // Chooses the next token from a step's logits (the first call closes the prompt's timing).
+  // Chooses the next token from a step's logits with the CPU reference (the first call closes
+  // the prompt's timing).
   uint32_t sample(std::span<const float> logits);
-  // Counts a decode step whose token the GPU chose (greedy decoding on the device) in place of
-  // sample(); the prefill's token always comes from sample().
+  // Counts a decode step whose token the GPU chose in place of sample(); the prefill's token
+  // always comes from sample().
   uint32_t chosen_on_device(uint32_t token) {
     ++steps_;
     return token;
@@ -45,7 +50,6 @@ class Generation {
   const tokenizer::Tokenizer& tokenizer_;
   GenerateOptions options_;
   TextCallback on_text_;
-  Sampler sampler_;
   Utf8Stream stream_;
   model::KvCache cache_;
   GenerateResult result_;

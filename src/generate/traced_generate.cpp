@@ -44,9 +44,11 @@ struct AsyncRun {
 
 void advance(const std::shared_ptr<AsyncRun>& state);
 
-void on_step(const std::shared_ptr<AsyncRun>& state, Result<model::StepTrace> trace) {
+// A step has arrived: `take` hands it to the run, then the run goes on.
+template <class Step, class Take>
+void on_step(const std::shared_ptr<AsyncRun>& state, Result<Step> step, Take take) {
   try {
-    take_step(state->run, trace.value(), state->on_trace);
+    take(step.value());
   } catch (const std::exception& error) {
     state->done(Error(error.what()));
     return;
@@ -59,12 +61,22 @@ void on_step(const std::shared_ptr<AsyncRun>& state, Result<model::StepTrace> tr
 }
 
 void trace_next_step(const std::shared_ptr<AsyncRun>& state) {
-  auto then = [state](Result<model::StepTrace> trace) { on_step(state, std::move(trace)); };
   Generation& run = state->run;
-  if (run.steps() > 0 && state->decoder) {  // decode steps; the prefill takes the general pass
-    state->decoder->step_traced_async(run.next_ids()[0], state->probe.top_n, then);
-  } else {
-    model::trace_step_async(state->model, run.next_ids(), run.cache(), state->probe, then);
+  if (run.steps() > 0 && state->decoder) {  // decode steps, the token chosen on the GPU
+    state->decoder->step_chosen_async(
+        run.context(), state->probe.top_n, [state](Result<model::Decoder::ChosenStep> step) {
+          on_step(state, std::move(step), [&](const model::Decoder::ChosenStep& chosen) {
+            report(state->run, chosen.trace, state->run.chosen_on_device(chosen.token),
+                   state->on_trace);
+          });
+        });
+  } else {  // the prefill, and every step of the general pass: the CPU reference chooses
+    model::trace_step_async(state->model, run.next_ids(), run.cache(), state->probe,
+                            [state](Result<model::StepTrace> trace) {
+                              on_step(state, std::move(trace), [&](const model::StepTrace& step) {
+                                take_step(state->run, step, state->on_trace);
+                              });
+                            });
   }
 }
 
@@ -97,23 +109,16 @@ GenerateResult generate_traced(const model::Model& model, const tokenizer::Token
   // As generate(): the decoder's kernels compile before the prefill, in the prompt's time.
   std::optional<model::Decoder> fused;
   if (options.max_new_tokens > 1 && decodes_on_device(model, probe)) {
-    fused.emplace(model, run.cache());
+    fused.emplace(model, run.cache(), options.sampling);
   }
   take_step(run, model::trace_step(model, run.next_ids(), run.cache(), probe), on_trace);
   if (run.running() && fused) {
-    model::Decoder& decoder = *fused;
-    if (options.sampling.greedy) {
-      // As generate(): the GPU chooses each token, two steps in flight, each with its trace.
-      decoder.greedy_traced(run.next_ids()[0], options.max_new_tokens, probe.top_n,
-                            [&](uint32_t token, const model::StepTrace& trace) {
-                              report(run, trace, run.chosen_on_device(token), on_trace);
-                              return run.running();
-                            });
-    }
-    while (run.running()) {
-      take_step(run, decoder.step_traced(run.next_ids()[0], probe.top_n), on_trace);
-    }
-    return run.finish();
+    // As generate(): the GPU chooses each token, two steps in flight, each with its trace.
+    fused->generate_traced(run.context(), run.remaining(), probe.top_n,
+                           [&](uint32_t token, const model::StepTrace& trace) {
+                             report(run, trace, run.chosen_on_device(token), on_trace);
+                             return run.running();
+                           });
   }
   while (run.running()) {
     take_step(run, model::trace_step(model, run.next_ids(), run.cache(), probe), on_trace);
@@ -131,7 +136,8 @@ void generate_traced_async(const model::Model& model, const tokenizer::Tokenizer
         AsyncRun{Generation(model, tokenizer, prompt_ids, options, std::move(on_text)), model,
                  probe, std::move(on_trace), done, nullptr});
     if (options.max_new_tokens > 1 && decodes_on_device(model, probe)) {
-      state->decoder = std::make_unique<model::Decoder>(model, state->run.cache());
+      state->decoder =
+          std::make_unique<model::Decoder>(model, state->run.cache(), options.sampling);
     }
   } catch (const Error& error) {
     return done(error);

@@ -14,16 +14,7 @@ struct Params {
 @group(0) @binding(1) var<storage, read> x: array<f32>;
 @group(0) @binding(2) var<storage, read_write> y: array<f32>;
 
-// Chris Wellons' lowbias32 (u32 arithmetic wraps, as the CPU's uint32_t).
-fn mix32(word: u32) -> u32 {
-  var h = word;
-  h ^= h >> 16u;
-  h *= 0x7feb352du;
-  h ^= h >> 15u;
-  h *= 0x846ca68bu;
-  h ^= h >> 16u;
-  return h;
-}
+//! include "counter_hash.wgsl"
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -32,6 +23,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (i >= p.n) {
     return;
   }
-  let u = f32(mix32(mix32(i ^ p.key_lo) ^ p.key_hi) >> 8u) * (1.0 / 16777216.0);
+  let u = f32(counter_word(p.key_lo, p.key_hi, i) >> 8u) * (1.0 / 16777216.0);
   y[i] = select(0.0, x[i] * p.scale, u >= p.p);
 }

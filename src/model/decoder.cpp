@@ -29,6 +29,7 @@ struct Decoder::Plan {
   ops::decode::Bound embed;
   std::vector<ops::decode::Bound> blocks;  // per block: qkv, attention chunks and output, MLP
   ops::decode::Bound lm_head, argmax;
+  std::unique_ptr<TokenSampler> sampler;  // none: greedy, the argmax of the LM head's candidates
 };
 
 bool Decoder::supported(const Model& model) {
@@ -44,6 +45,9 @@ bool Decoder::supported(const Model& model) {
 Decoder::~Decoder() = default;
 
 Decoder::Decoder(const Model& model, KvCache& cache, Tuning tuning)
+    : Decoder(model, cache, SamplingOptions{.greedy = true}, tuning) {}
+
+Decoder::Decoder(const Model& model, KvCache& cache, const SamplingOptions& sampling, Tuning tuning)
     : plan_(std::make_unique<Plan>()), model_(model), cache_(cache) {
   if (!supported(model)) throw Error("this model cannot use the GPU decode path");
   if (cache.keys.size() != model.config().n_layer)
@@ -91,6 +95,10 @@ Decoder::Decoder(const Model& model, KvCache& cache, Tuning tuning)
                           : tuning.reductions == Reductions::subgroup;
   if (tuning.product_workgroups) options.product_workgroups = tuning.product_workgroups;
   bind_kernels(options);
+  validate(sampling, c);
+  if (!sampling.is_greedy() || sampling.adjusts_logits()) {
+    p.sampler = std::make_unique<TokenSampler>(model, sampling, p.logits, p.step);
+  }
 }
 
 void Decoder::bind_kernels(const ops::decode::Options& options) {
@@ -140,12 +148,41 @@ void Decoder::start(uint32_t token) {
   p.context->write(p.step.buffer(), p.step.byte_offset(), std::as_bytes(std::span(state)));
 }
 
+void Decoder::begin(std::span<const uint32_t> context) {
+  if (context.empty()) throw Error("the decoder needs a token to run");
+  Plan& p = *plan_;
+  if (!p.sampler) return start(context.back());
+  check_room(cache_, model_.config(), context.back());
+  if (context.size() != cache_.length() + 1) {
+    throw Error("sampling needs the whole context: " + std::to_string(cache_.length() + 1) +
+                " tokens for a cache of " + std::to_string(cache_.length()) + ", not " +
+                std::to_string(context.size()));
+  }
+  p.sampler->start(context);
+}
+
+void Decoder::require_plain_greedy(const char* what) const {
+  if (plan_->sampler) {
+    throw Error(std::string(what) +
+                " decodes greedily without a context: this decoder samples "
+                "(or adjusts the logits), so use generate() with the whole context");
+  }
+}
+
 void Decoder::record_step(bool embed, bool choose_on_gpu) {
   Plan& p = *plan_;
-  if (embed) p.embed.run();
+  // The sampler writes only the token it chose (decode_argmax embeds it too), so a step after a
+  // sampled one embeds its token itself.
+  if (embed || p.sampler) p.embed.run();
   for (const auto& block : p.blocks) block.run();
   p.lm_head.run();
-  if (choose_on_gpu) p.argmax.run();
+  if (!choose_on_gpu) return;
+  // The hook after the LM head: the next token is chosen here, on the GPU.
+  if (p.sampler) {
+    p.sampler->record();
+  } else {
+    p.argmax.run();
+  }
 }
 
 std::vector<gpu::BufferRange> Decoder::step_regions(bool token, bool traced, size_t kv_len) const {
@@ -210,6 +247,7 @@ StepTrace Decoder::assemble_trace(std::span<const std::vector<std::byte>> region
 }
 
 uint32_t Decoder::step_greedy(uint32_t token) {
+  require_plain_greedy("step_greedy");
   start(token);
   Plan& p = *plan_;
   gpu::Scope scope(*p.context);
@@ -244,44 +282,72 @@ StepTrace Decoder::step_traced(uint32_t token, size_t top_n) {
 void Decoder::step_traced_async(uint32_t token, size_t top_n,
                                 std::function<void(Result<StepTrace>)> done) {
   start(token);
+  read_step_async(false, [this, top_n, done](Result<Regions> bytes, size_t kv_len) {
+    if (!bytes.ok()) return done(bytes.error());
+    done(assemble_trace(bytes.value(), kv_len, top_n));
+  });
+}
+
+void Decoder::step_chosen_async(std::span<const uint32_t> context, size_t top_n,
+                                std::function<void(Result<ChosenStep>)> done) {
+  begin(context);
+  read_step_async(true, [this, top_n, done](Result<Regions> bytes, size_t kv_len) {
+    if (!bytes.ok()) return done(bytes.error());
+    const auto regions = std::span(bytes.value());
+    done(ChosenStep{token_of(regions[0]), assemble_trace(regions.subspan(1), kv_len, top_n)});
+  });
+}
+
+void Decoder::read_step_async(bool choose_on_gpu,
+                              std::function<void(Result<Regions>, size_t kv_len)> then) {
   Plan& p = *plan_;
   const size_t kv_len = cache_.length() + 1;
   {
-    gpu::Scope scope(*p.context);
-    record_step(true, false);
+    gpu::Scope scope(*p.context);  // the step and its readback copies: one submit
+    record_step(true, choose_on_gpu);
     p.context->readback_many_async(
-        step_regions(false, true, kv_len),
-        [this, kv_len, top_n, done](Result<std::vector<std::vector<std::byte>>> bytes) {
-          if (!bytes.ok()) return done(bytes.error());
-          done(assemble_trace(bytes.value(), kv_len, top_n));
-        });
+        step_regions(choose_on_gpu, true, kv_len),
+        [then, kv_len](Result<Regions> bytes) { then(std::move(bytes), kv_len); });
   }
   ++cache_.length_;
 }
 
+std::vector<uint32_t> Decoder::generate(std::span<const uint32_t> context, size_t count,
+                                        const std::function<bool(uint32_t)>& on_token) {
+  return run(context, count, std::nullopt,
+             [&](uint32_t next, const StepTrace*) { return !on_token || on_token(next); });
+}
+
+std::vector<uint32_t> Decoder::generate_traced(
+    std::span<const uint32_t> context, size_t count, size_t top_n,
+    const std::function<bool(uint32_t, const StepTrace&)>& on_step) {
+  return run(context, count, top_n, [&](uint32_t next, const StepTrace* trace) {
+    return !on_step || on_step(next, *trace);
+  });
+}
+
 std::vector<uint32_t> Decoder::greedy(uint32_t token, size_t count,
                                       const std::function<bool(uint32_t)>& on_token) {
-  return run_greedy(token, count, std::nullopt,
-                    [&](uint32_t next, const StepTrace*) { return !on_token || on_token(next); });
+  require_plain_greedy("greedy");
+  return generate(std::span(&token, 1), count, on_token);
 }
 
 std::vector<uint32_t> Decoder::greedy_traced(
     uint32_t token, size_t count, size_t top_n,
     const std::function<bool(uint32_t, const StepTrace&)>& on_step) {
-  return run_greedy(token, count, top_n, [&](uint32_t next, const StepTrace* trace) {
-    return !on_step || on_step(next, *trace);
-  });
+  require_plain_greedy("greedy_traced");
+  return generate_traced(std::span(&token, 1), count, top_n, on_step);
 }
 
-std::vector<uint32_t> Decoder::run_greedy(
-    uint32_t token, size_t count, std::optional<size_t> top_n,
-    const std::function<bool(uint32_t, const StepTrace*)>& on_step) {
+std::vector<uint32_t> Decoder::run(std::span<const uint32_t> context, size_t count,
+                                   std::optional<size_t> top_n,
+                                   const std::function<bool(uint32_t, const StepTrace*)>& on_step) {
   Plan& p = *plan_;
   const size_t room = model_.config().n_ctx - std::min(model_.config().n_ctx, cache_.length());
   count = std::min(count, room);
   std::vector<uint32_t> tokens;
   if (count == 0) return tokens;
-  start(token);
+  begin(context);
   const size_t first_kv_len = cache_.length() + 1;
   // Results land here from readback callbacks; arrived[i] says step i's are in.
   std::vector<uint32_t> results(count);

@@ -1,77 +1,209 @@
 // Teacher-forced surprisal: how many bits each token cost the model, from one forward pass per
-// window (HF's sliding-window perplexity for texts longer than the context).
+// window (HF's sliding-window perplexity for texts longer than the context). Each window runs the
+// body over its tokens, the LM head over the rows of its new targets only, and ops::score_rows
+// over those rows; on the GPU the windows are recorded back to back and each one's scores (O(rows
+// · top_k) numbers) come back in one asynchronous readback while later windows run.
 #include <algorithm>
 #include <cmath>
-#include <numbers>
+#include <cstring>
+#include <memory>
+#include <optional>
 
+#include "wgpt/ops.h"
 #include "wgpt/probe.h"
 
 namespace wgpt::model {
 namespace {
 
-// −log2 softmax(row)[id], through the log-sum-exp shifted by the row's maximum.
-double bits_of(std::span<const float> row, uint32_t id) {
-  const double top = *std::max_element(row.begin(), row.end());
-  double total = 0;
-  for (float logit : row) total += std::exp(static_cast<double>(logit) - top);
-  const double log_p = static_cast<double>(row[id]) - top - std::log(total);
-  return -log_p / std::numbers::ln2;
+// Tokens [begin, end) run; targets [first_target, end) are scored, by rows [first_target − 1 −
+// begin, end − 1 − begin) of the pass.
+struct Window {
+  size_t begin, end, first_target;
+};
+
+std::vector<Window> plan_windows(size_t tokens, size_t window, size_t stride) {
+  std::vector<Window> windows;
+  size_t scored_until = 1;  // tokens [1, scored_until) are covered
+  for (size_t begin = 0;; begin += stride) {
+    const size_t end = std::min(begin + window, tokens);
+    windows.push_back({begin, end, scored_until});
+    scored_until = end;
+    if (end == tokens) return windows;
+  }
 }
 
-size_t window_count(size_t tokens, size_t window, size_t stride) {
-  if (tokens <= window) return 1;
-  return 1 + (tokens - window + stride - 1) / stride;
-}
-
-}  // namespace
-
-Surprisal surprisal(const Model& model, std::span<const uint32_t> ids,
-                    const SurprisalOptions& options) {
-  const Config& config = model.config();
-  const size_t vocab = config.vocab_size, window = config.n_ctx;
+void check_input(const Config& config, std::span<const uint32_t> ids) {
   if (ids.size() < 2) {
     throw Error("scoring needs at least two tokens (the first has nothing to predict it), got " +
                 std::to_string(ids.size()));
   }
-  if (window < 2) throw Error("scoring needs a context of at least two positions");
+  if (config.n_ctx < 2) throw Error("scoring needs a context of at least two positions");
   for (uint32_t id : ids) {
-    if (id >= vocab) {
+    if (id >= config.vocab_size) {
       throw Error("token id " + std::to_string(id) + " is outside the vocabulary of " +
-                  std::to_string(vocab));
+                  std::to_string(config.vocab_size));
     }
   }
-  Surprisal result;
-  // Below n_ctx, so that every window after the first overlaps the one before it: each target
-  // then has a token before it inside its window.
-  result.stride = std::clamp<size_t>(options.stride ? options.stride : window / 2, 1, window - 1);
-  const size_t top_k = std::min(options.top_k, vocab);
-  const size_t windows = window_count(ids.size(), window, result.stride);
-  for (uint32_t id : ids) result.tokens.push_back({id, std::nullopt, {}});
+}
 
-  double total_bits = 0;
-  size_t scored_until = 1;  // tokens [1, scored_until) have their bits
-  for (size_t begin = 0;; begin += result.stride) {
-    const size_t end = std::min(begin + window, ids.size());
-    KvCache cache = model.new_cache();
-    const ForwardOutput out = model.forward(ids.subspan(begin, end - begin), cache);
-    // Row r predicts token begin + r + 1: read back only the rows of this window's new targets.
-    const size_t first_row = scored_until - 1 - begin;
-    const std::vector<float> logits = out.logits.rows(first_row, end - scored_until).to_floats();
-    for (size_t target = scored_until; target < end; ++target) {
-      const std::span<const float> row(logits.data() + (target - scored_until) * vocab, vocab);
-      TokenSurprisal& token = result.tokens[target];
-      token.bits = bits_of(row, token.id);
-      token.alternatives = top_tokens(row, top_k);
-      total_bits += *token.bits;
+// A window's pass and scores, recorded (in the caller's scope on the GPU), not read.
+ops::RowScores score_window(const Model& model, std::span<const uint32_t> ids, const Window& w,
+                            size_t top_k) {
+  const size_t rows = w.end - w.first_target;
+  // Uploaded first: an upload submits what the scope has recorded.
+  Tensor targets = Tensor::from_u32(
+      std::vector<uint32_t>(ids.begin() + static_cast<std::ptrdiff_t>(w.first_target),
+                            ids.begin() + static_cast<std::ptrdiff_t>(w.end)),
+      {rows});
+  if (model.on_gpu()) targets = targets.to_gpu(model.context());
+  KvCache cache = model.new_cache();
+  const Tensor hidden = model.body(ids.subspan(w.begin, w.end - w.begin), cache);
+  const Tensor logits = model.head(hidden.rows(w.first_target - 1 - w.begin, rows));
+  return ops::score_rows(logits, targets, top_k);
+}
+
+// Tokens [w.first_target, w.end) of `result` from their rows' stats (bits, max, Σ exp) and top
+// (id, logit bits) pairs, the alternatives ranked by logit, ties by lower id.
+void take_scores(Surprisal& result, const Window& w, std::span<const float> stats,
+                 std::span<const uint32_t> top, size_t top_k) {
+  for (size_t r = 0; r < w.end - w.first_target; ++r) {
+    TokenSurprisal& token = result.tokens[w.first_target + r];
+    token.bits = stats[3 * r];
+    const double largest = stats[3 * r + 1], normaliser = stats[3 * r + 2];
+    std::vector<std::pair<uint32_t, float>> best;
+    for (size_t i = 0; i < top_k; ++i) {
+      float logit;
+      std::memcpy(&logit, &top[(r * top_k + i) * 2 + 1], sizeof logit);
+      best.emplace_back(top[(r * top_k + i) * 2], logit);
     }
-    scored_until = end;
-    ++result.windows;
-    if (options.on_window) options.on_window(result.windows, windows);
-    if (end == ids.size()) break;
+    std::sort(best.begin(), best.end(), [](const auto& a, const auto& b) {
+      const uint32_t ka = ops::rank_key(a.second), kb = ops::rank_key(b.second);
+      return ka > kb || (ka == kb && a.first < b.first);
+    });
+    token.alternatives.clear();
+    for (const auto& [id, logit] : best) {
+      const double p = std::exp(logit - largest) / normaliser;
+      token.alternatives.push_back({id, static_cast<float>(p)});
+    }
   }
-  result.mean_bits = total_bits / static_cast<double>(ids.size() - 1);
-  result.perplexity = std::exp2(result.mean_bits);
-  return result;
+}
+
+// The windows still to arrive, and where their scores go.
+struct Scoring {
+  Surprisal result;
+  std::vector<Window> windows;
+  size_t top_k = 0;
+  std::function<void(size_t, size_t)> on_window;
+  std::function<void(Result<Surprisal>)> done;
+  size_t expected = 0;  // windows recorded, or to be
+  size_t arrived = 0;
+  std::optional<Error> failure;
+
+  // A window's scores are in: report progress, and after the last, the result.
+  void arrive() {
+    ++arrived;
+    if (!failure && on_window) on_window(arrived, windows.size());
+    if (arrived == expected) finish();
+  }
+  // Recording stopped at window `index` with `error`: the windows before it still arrive.
+  void fail(size_t index, const Error& error) {
+    failure = error;
+    expected = index;
+    if (arrived == expected) finish();
+  }
+  void finish() {
+    if (failure) return done(*failure);
+    double total_bits = 0;
+    for (const TokenSurprisal& token : result.tokens) total_bits += token.bits.value_or(0.0);
+    result.mean_bits = total_bits / static_cast<double>(result.tokens.size() - 1);
+    result.perplexity = std::exp2(result.mean_bits);
+    done(std::move(result));
+  }
+};
+
+std::span<const float> floats(const std::vector<std::byte>& bytes) {
+  return {reinterpret_cast<const float*>(bytes.data()), bytes.size() / sizeof(float)};
+}
+
+std::span<const uint32_t> words(const std::vector<std::byte>& bytes) {
+  return {reinterpret_cast<const uint32_t*>(bytes.data()), bytes.size() / sizeof(uint32_t)};
+}
+
+// Records window `index` and its readback, which completes from a later poll.
+void record_window(const Model& model, std::span<const uint32_t> ids,
+                   const std::shared_ptr<Scoring>& state, size_t index) {
+  gpu::Context& context = *model.context();
+  gpu::Scope scope(context);  // the pass and its readback: one submit
+  const Window& w = state->windows[index];
+  auto scores = std::make_shared<ops::RowScores>(score_window(model, ids, w, state->top_k));
+  std::vector<gpu::BufferRange> regions = {
+      {scores->stats.buffer(), scores->stats.offset() * 4, scores->stats.numel() * 4}};
+  if (state->top_k > 0) {
+    regions.emplace_back(scores->top.buffer(), scores->top.offset() * 4, scores->top.numel() * 4);
+  }
+  // The callback holds the scores: their buffers stay out of the pool until they are read.
+  context.readback_many_async(regions, [state, scores,
+                                        w](Result<std::vector<std::vector<std::byte>>> bytes) {
+    if (!bytes.ok()) {
+      if (!state->failure) state->failure = bytes.error();
+    } else if (!state->failure) {
+      const auto& regions = bytes.value();
+      take_scores(state->result, w, floats(regions[0]),
+                  state->top_k > 0 ? words(regions[1]) : std::span<const uint32_t>(), state->top_k);
+    }
+    state->arrive();
+  });
+}
+
+}  // namespace
+
+void surprisal_async(const Model& model, std::vector<uint32_t> ids, SurprisalOptions options,
+                     std::function<void(Result<Surprisal>)> done) {
+  auto state = std::make_shared<Scoring>();
+  const Config& config = model.config();
+  try {
+    check_input(config, ids);
+    // Below n_ctx, so that every window after the first overlaps the one before it: each target
+    // then has a token before it inside its window.
+    const size_t window = config.n_ctx;
+    state->result.stride =
+        std::clamp<size_t>(options.stride ? options.stride : window / 2, 1, window - 1);
+    state->windows = plan_windows(ids.size(), window, state->result.stride);
+    state->result.windows = state->expected = state->windows.size();
+    state->top_k = std::min(options.top_k, config.vocab_size);
+    state->on_window = std::move(options.on_window);
+    state->done = std::move(done);
+    for (uint32_t id : ids) state->result.tokens.push_back({id, std::nullopt, {}});
+  } catch (const Error& error) {
+    return done(error);
+  }
+  for (size_t i = 0; i < state->windows.size(); ++i) {
+    try {
+      if (model.on_gpu()) {
+        record_window(model, ids, state, i);
+      } else {
+        const Window& w = state->windows[i];
+        const ops::RowScores scores = score_window(model, ids, w, state->top_k);
+        take_scores(state->result, w, scores.stats.floats(), scores.top.u32s(), state->top_k);
+        state->arrive();
+      }
+    } catch (const Error& error) {
+      return state->fail(i, error);
+    }
+  }
+}
+
+Surprisal surprisal(const Model& model, std::span<const uint32_t> ids,
+                    const SurprisalOptions& options) {
+  std::optional<Result<Surprisal>> outcome;
+  surprisal_async(model, std::vector<uint32_t>(ids.begin(), ids.end()), options,
+                  [&](Result<Surprisal> result) { outcome.emplace(std::move(result)); });
+#ifdef __EMSCRIPTEN__
+  if (!outcome)
+    throw Error("scoring on the GPU waits for it, which the browser forbids: use surprisal_async");
+#endif
+  while (!outcome) model.context()->poll();
+  return std::move(outcome->value());
 }
 
 }  // namespace wgpt::model

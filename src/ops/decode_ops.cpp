@@ -1,5 +1,5 @@
-// The decode ops bound to their tensors (include/wgpt/decode_ops.h): shapes checked once, then either
-// the kernel's prepared dispatch with its parameter block and grid, or the CPU reference.
+// The decode ops bound to their tensors (include/wgpt/decode_ops.h): shapes checked once, then
+// either the kernel's prepared dispatch with its parameter block and grid, or the CPU reference.
 #include "wgpt/decode_ops.h"
 
 #include <algorithm>

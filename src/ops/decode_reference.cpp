@@ -1,13 +1,13 @@
-// The CPU references of the decode ops (include/wgpt/decode_ops.h): plain loops, the definitions the
-// decode_*.wgsl kernels are held to.
+// The CPU references of the decode ops (include/wgpt/decode_ops.h): plain loops, the definitions
+// the decode_*.wgsl kernels are held to.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <vector>
 
-#include "wgpt/decode_ops.h"
 #include "ops/op_support.h"
+#include "wgpt/decode_ops.h"
 
 namespace wgpt::ops::decode::reference {
 namespace {

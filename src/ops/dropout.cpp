@@ -2,31 +2,13 @@
 #include <string>
 
 #include "ops/op_support.h"
+#include "wgpt/counter_hash.h"
 #include "wgpt/ops.h"
 
 namespace wgpt::ops {
 namespace {
 
 constexpr std::string_view kOp = "dropout";
-
-// SplitMix64's finalizer: folds (seed, step, site) into the 64-bit key of one dropout, on the host
-// (WGSL has no 64-bit integers).
-uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-// Chris Wellons' lowbias32, a bijection of 32-bit words with good avalanche; dropout.wgsl has the
-// same function, so both draw the same bits for an element.
-uint32_t mix32(uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
-}
 
 }  // namespace
 
@@ -35,6 +17,7 @@ Tensor dropout(const Tensor& x, const DropoutOptions& options) {
   if (!(options.p >= 0.0f && options.p < 1.0f)) {
     detail::fail(kOp, "p " + std::to_string(options.p) + " is not in [0, 1)");
   }
+  // (seed, step, site) folded into the stream's 64-bit key on the host.
   const uint64_t key = mix64(mix64(mix64(options.seed) ^ options.step) ^ options.site);
   const auto key_lo = static_cast<uint32_t>(key), key_hi = static_cast<uint32_t>(key >> 32);
   // Computed once here and passed to the kernel: both sides multiply by the same f32.
@@ -46,7 +29,7 @@ Tensor dropout(const Tensor& x, const DropoutOptions& options) {
   if (!context) {
     auto in = x.floats(), y = out.floats();
     for (uint32_t i = 0; i < n; ++i) {
-      const uint32_t bits = mix32(mix32(i ^ key_lo) ^ key_hi);
+      const uint32_t bits = counter_word(key, i);
       // The top 24 bits over 2²⁴: exact in f32, so the comparison with p is the kernel's.
       const float u = static_cast<float>(bits >> 8) * (1.0f / 16777216.0f);
       y[i] = u >= options.p ? in[i] * scale : 0.0f;

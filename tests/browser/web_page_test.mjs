@@ -163,7 +163,20 @@ const checks = {
       const aborted = await wgpt.generate('The', { maxTokens: 40, signal: controller.signal }, () => {
         if (++pieces === 3) controller.abort();
       });
-      return { badWeights, scored, greedy, again, unknown, concurrent, aborted, pieces };
+      const badSampling = {
+        topP: await rejection(wgpt.generate('The', { topP: 0, maxTokens: 2 })),
+        temperature: await rejection(wgpt.generate('The', { temperature: -1, maxTokens: 2 })),
+        window: await rejection(
+          wgpt.generate('The', { repeatPenalty: 1.2, repeatLastN: 100000, maxTokens: 2 })),
+        bias: await rejection(wgpt.generate('The', { logitBias: { 100000: 1 }, maxTokens: 2 })),
+        type: await rejection(wgpt.generate('The', { topK: 'forty', maxTokens: 2 })),
+      };
+      const sampling = { seed: 3, topK: 10, topP: 0.9, minP: 0.02, repeatPenalty: 1.3,
+                         presencePenalty: 0.2, frequencyPenalty: 0.1, repeatLastN: 8,
+                         logitBias: { 5: -Infinity }, maxTokens: 12 };
+      const sampled = [await wgpt.generate('The', sampling), await wgpt.generate('The', sampling)];
+      return { badWeights, scored, greedy, again, unknown, concurrent, aborted, pieces, badSampling,
+               sampled };
     });
     const { scored, greedy, again } = outcome;
     expect(/model file|safetensors/.test(outcome.badWeights), `bad weights: ${outcome.badWeights}`);
@@ -177,6 +190,18 @@ const checks = {
     expect(outcome.concurrent.includes('a run is in progress'), `concurrent run: ${outcome.concurrent}`);
     expect(outcome.aborted.stop === 'stopped by caller' && outcome.aborted.ids.length < 40,
            `abort did not stop the run: ${JSON.stringify(outcome.aborted)}`);
+    const bad = outcome.badSampling;
+    expect(bad.topP.includes('top-p 0 is not in (0, 1]'), `top-p 0: ${bad.topP}`);
+    expect(bad.temperature.includes('temperature -1 is not'), `temperature -1: ${bad.temperature}`);
+    expect(bad.window.includes('penalty window of 100000 tokens is larger than the model'),
+           `a window past the context: ${bad.window}`);
+    expect(bad.bias.includes('token id 100000, which is outside the vocabulary'),
+           `a bias outside the vocabulary: ${bad.bias}`);
+    expect(bad.type.includes('options.topK must be a number'), `topK 'forty': ${bad.type}`);
+    const [first, second] = outcome.sampled;
+    expect(first.ids.length === 12 && JSON.stringify(first.ids) === JSON.stringify(second.ids),
+           `a seed does not repeat its tokens: ${first.ids} vs ${second.ids}`);
+    expect(!first.ids.includes(5), `a banned token was sampled: ${first.ids}`);
     return session;
   },
 

@@ -22,6 +22,34 @@ grep -q "generation: 10 tokens" "$scratch/err" || fail "no generation timings: $
 again=$("$wgpt" generate -m "$char" -p "ROMEO:" -n 10 --seed 7 2>/dev/null)
 [ "$out" = "$again" ] || fail "the same seed gave different text"
 
+# Sampling: for a seed the GPU chooses the CPU backend's tokens in every mode, and wgpt trace
+# the same tokens as wgpt generate (the char fixture's choices lie far from the tolerance).
+for mode in "--top-k 10" "--top-p 0.9 --temp 0.8" "--min-p 0.1 --temp 1.2" \
+  "--top-k 20 --repeat-penalty 1.3 --presence-penalty 0.2 --frequency-penalty 0.1 --repeat-last-n 16 --logit-bias 1=-inf --logit-bias 2+1.5"; do
+  # shellcheck disable=SC2086
+  cpu=$("$wgpt" generate -m "$char" -p "ROMEO:" -n 24 --seed 5 $mode --json --backend cpu 2>/dev/null)
+  # shellcheck disable=SC2086
+  gpu=$("$wgpt" generate -m "$char" -p "ROMEO:" -n 24 --seed 5 $mode --json --backend gpu 2>/dev/null)
+  [ -n "$(ids "$gpu")" ] && [ "$(ids "$cpu")" = "$(ids "$gpu")" ] ||
+    fail "$mode: CPU and GPU sampled ids differ: $(ids "$cpu") vs $(ids "$gpu")"
+  # shellcheck disable=SC2086
+  "$wgpt" trace -m "$char" -p "ROMEO:" -n 24 --seed 5 $mode -o "$scratch/t.ndjson" --backend gpu >/dev/null 2>&1 ||
+    fail "$mode: trace failed"
+  traced="\"ids\":[$(grep -o '"step":[0-9]*,"token":[0-9]*' "$scratch/t.ndjson" | cut -d: -f3 | paste -sd,)]"
+  [ "$traced" = "$(ids "$gpu")" ] || fail "$mode: trace's tokens differ: $traced vs $(ids "$gpu")"
+done
+expect_error "top-p 0" "top-p 0 is not in (0, 1]" "$wgpt" generate -m "$char" -p "ROMEO:" --top-p 0
+expect_error "top-p over 1" "top-p 1.5 is not in (0, 1]" "$wgpt" trace -m "$char" -p "ROMEO:" --top-p 1.5 -o "$scratch/x.ndjson"
+expect_error "negative temperature" "temperature -1 is not a finite number >= 0" "$wgpt" generate -m "$char" -p "ROMEO:" --temp -1
+expect_error "penalty window over the context" "penalty window of 65 tokens is larger than the model's context of 64" \
+  "$wgpt" generate -m "$char" -p "ROMEO:" --repeat-penalty 1.1 --repeat-last-n 65
+expect_error "logit bias outside the vocabulary" "token id 65, which is outside the vocabulary of 65" \
+  "$wgpt" generate -m "$char" -p "ROMEO:" --logit-bias 65=1
+expect_error "unreadable logit bias" "expected TOKEN_ID=BIAS" "$wgpt" generate -m "$char" -p "ROMEO:" --logit-bias x=1
+expect_error "min-p over 1" "min-p 2 is not in [0, 1]" "$wgpt" generate -m "$char" -p "ROMEO:" --min-p 2
+"$wgpt" generate -m "$char" -p "ROMEO:" --top-k -1 >/dev/null 2>"$scratch/err" && fail "--top-k -1 was accepted"
+grep -q "not a whole number >= 0: -1" "$scratch/err" || fail "--top-k -1: $(cat "$scratch/err")"
+
 # tokenize
 [ "$("$wgpt" tokenize -m "$tiny" "Hello world")" = "15496 995" ] || fail "tokenize Hello world"
 [ "$(echo -n 'Hello world' | "$wgpt" tokenize -m "$tiny" --json -)" = '{"ids":[15496,995]}' ] || fail "tokenize --json from stdin"

@@ -93,6 +93,6 @@ expect_error "prompt over n_ctx" "more than the model's context of 64" \
   "$wgpt" trace -m "$char" -p "$(printf 'a%.0s' {1..70})" -o "$scratch/x.ndjson"
 expect_error "unwritable output" "cannot write" "$wgpt" trace -m "$char" -p "ROMEO:" -o "$scratch/none/x.ndjson"
 expect_error "unwritable page" "cannot write" "$wgpt" trace -m "$char" -p "ROMEO:" --html "$scratch/none/x.html"
-expect_error "bad temperature" "temperature must be positive" \
-  "$wgpt" trace -m "$char" -p "ROMEO:" --temp 0 -o "$scratch/x.ndjson"
+expect_error "bad temperature" "temperature -0.5 is not a finite number >= 0" \
+  "$wgpt" trace -m "$char" -p "ROMEO:" --temp -0.5 -o "$scratch/x.ndjson"
 finish

@@ -227,7 +227,7 @@ inline void expect_probe_keeps_the_text(std::shared_ptr<gpu::Context> context) {
   const auto model = model::Model::load(hf_fixture("char-tiny"), context);
   const auto tokenizer = tokenizer::load_tokenizer(hf_fixture("char-tiny"));
   const std::vector<uint32_t> prompt = tokenizer->encode("ROMEO:");
-  // Sampled and greedy (which the GPU decodes with two steps in flight), without detail (the
+  // Sampled and greedy (each chosen on the GPU, two steps in flight), without detail (the
   // fused decode path on the GPU) and with it (the general pass).
   const generate::SamplingOptions sampled{.temperature = 0.9f, .top_k = 20, .seed = 11};
   const generate::SamplingOptions greedy{.greedy = true};

@@ -41,16 +41,15 @@ TEST_P(HalfPrecision, WeightsKeepTheGoldensAndHfsGreedyTokens) {
   expect_matches_golden(model, hf_fixture(fixture) / "golden.safetensors", tolerances(dtype));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Fixtures, HalfPrecision,
-    ::testing::Combine(::testing::Values("char-tiny", "gpt2-tiny"),
-                       ::testing::Values(DType::f16, DType::bf16)),
-    [](const ::testing::TestParamInfo<HalfPrecision::ParamType>& info) {
-      std::string name = std::string(std::get<0>(info.param)) + "_" +
-                         to_string(std::get<1>(info.param));
-      std::replace(name.begin(), name.end(), '-', '_');
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Fixtures, HalfPrecision,
+                         ::testing::Combine(::testing::Values("char-tiny", "gpt2-tiny"),
+                                            ::testing::Values(DType::f16, DType::bf16)),
+                         [](const ::testing::TestParamInfo<HalfPrecision::ParamType>& info) {
+                           std::string name = std::string(std::get<0>(info.param)) + "_" +
+                                              to_string(std::get<1>(info.param));
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
 float max_difference(const std::vector<float>& a, const std::vector<float>& b) {
   float worst = 0;

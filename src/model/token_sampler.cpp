@@ -1,0 +1,183 @@
+// The GPU sampler (include/wgpt/sampling.h): its kernels prepared once over its buffers, in the
+// order the definition runs — sample_prepare (steps 1–3), four sample_select passes per cut
+// (top-k by count, then top-p by mass; a radix search over the rank key's four bytes),
+// sample_draw (min-p, each slice's kept mass) and sample_pick (the draw). Greedy decoding is
+// sample_prepare and sample_pick.
+#include <cstring>
+
+#include "model/sampling_terms.h"
+
+namespace wgpt::model {
+namespace {
+
+constexpr uint32_t kSlice = 4096;  // logits per workgroup (lib/sample_common.wgsl's SLICE)
+constexpr uint32_t kMaxSlices = 256;
+constexpr uint32_t kSearchWords = 12;
+enum SearchKind : uint32_t { kNone = 0, kCount = 1, kMass = 2 };
+
+uint32_t bits(float value) {
+  uint32_t word;
+  std::memcpy(&word, &value, sizeof word);
+  return word;
+}
+
+uint32_t u32(size_t value) { return static_cast<uint32_t>(value); }
+
+gpu::BufferRange range(const Tensor& t) {
+  return gpu::BufferRange(t.buffer(), t.offset() * 4, t.numel() * 4);
+}
+
+}  // namespace
+
+struct TokenSampler::Plan {
+  std::shared_ptr<gpu::Context> context;
+  uint32_t vocab = 0, groups = 0;
+  Tensor step, sequence, bias, z, best, partials[2], kept, searches;
+  bool penalizes = false;
+  std::vector<gpu::PreparedDispatch> dispatches;
+
+  void allocate(const Config& c, const SamplingOptions& options, size_t cuts);
+  void prepare_adjustments(const SamplingOptions& options, const sampling::Terms& terms,
+                           const Tensor& logits);
+  // The cuts' passes, then sample_draw; returns the slot of the settled cut.
+  uint32_t prepare_cuts(const std::vector<SearchKind>& cuts, const SamplingOptions& options);
+  void prepare_pick(const SamplingOptions& options, const sampling::Terms& terms, uint32_t slot);
+};
+
+void TokenSampler::Plan::allocate(const Config& c, const SamplingOptions& options, size_t cuts) {
+  auto empty = [&](Shape shape, DType dtype) {
+    return Tensor::empty_gpu(context, std::move(shape), dtype);
+  };
+  std::vector<uint32_t> bias_words;
+  for (const auto& [id, value] : options.logit_bias) {
+    bias_words.push_back(id);
+    bias_words.push_back(bits(value));
+  }
+  if (bias_words.empty()) bias_words = {0, 0};  // a binding is never empty
+  bias = Tensor::from_u32(bias_words, {bias_words.size()}).to_gpu(context);
+  sequence = empty({c.n_ctx + 1}, DType::u32);
+  z = empty({c.vocab_size}, DType::f32);
+  best = empty({groups, 2}, DType::u32);
+  partials[0] = empty({groups, 256, 3}, DType::u32);
+  partials[1] = empty({groups, 256, 3}, DType::u32);
+  kept = empty({groups, 3}, DType::u32);
+  searches = empty({4 * cuts + 1, kSearchWords}, DType::u32);
+}
+
+void TokenSampler::Plan::prepare_adjustments(const SamplingOptions& options,
+                                             const sampling::Terms& terms, const Tensor& logits) {
+  const uint32_t params[] = {vocab,
+                             bits(terms.inv_temperature),
+                             bits(terms.inv_repeat),
+                             bits(options.repeat_penalty),
+                             bits(options.presence_penalty),
+                             bits(options.frequency_penalty),
+                             u32(penalizes ? options.penalty_last_n : 0),
+                             u32(options.logit_bias.size())};
+  dispatches.push_back(context->prepare(
+      "sample_prepare", params,
+      {range(logits), range(step), range(sequence), range(bias), range(z), range(best)}, {groups}));
+}
+
+uint32_t TokenSampler::Plan::prepare_cuts(const std::vector<SearchKind>& cuts,
+                                          const SamplingOptions& options) {
+  // Each pass settles the one before it: pass n stores its search in slot n and histograms into
+  // partials[n % 2], which pass n + 1 reads.
+  uint32_t pass = 0, settle_kind = kNone, settle_level = 0;
+  auto params = [&](uint32_t kind, uint32_t level) {
+    return std::vector<uint32_t>{vocab,
+                                 groups,
+                                 settle_kind,
+                                 settle_level,
+                                 kind,
+                                 level,
+                                 u32(std::min<size_t>(options.top_k, vocab)),
+                                 bits(options.top_p),
+                                 bits(options.min_p),
+                                 pass == 0 ? 0 : pass - 1,
+                                 pass};
+  };
+  for (SearchKind kind : cuts) {
+    for (uint32_t level = 0; level < 4; ++level) {
+      dispatches.push_back(context->prepare("sample_select", params(kind, level),
+                                            {range(z), range(best), range(partials[(pass + 1) % 2]),
+                                             range(partials[pass % 2]), range(searches)},
+                                            {groups}));
+      settle_kind = kind;
+      settle_level = level;
+      ++pass;
+    }
+  }
+  dispatches.push_back(context->prepare(
+      "sample_draw", params(kNone, 0),
+      {range(z), range(best), range(partials[(pass + 1) % 2]), range(kept), range(searches)},
+      {groups}));
+  return pass;
+}
+
+void TokenSampler::Plan::prepare_pick(const SamplingOptions& options, const sampling::Terms& terms,
+                                      uint32_t slot) {
+  const uint32_t params[] = {vocab,
+                             groups,
+                             options.is_greedy() ? 1u : 0u,
+                             static_cast<uint32_t>(terms.key),
+                             static_cast<uint32_t>(terms.key >> 32),
+                             bits(options.min_p),
+                             slot};
+  dispatches.push_back(context->prepare(
+      "sample_pick", params,
+      {range(z), range(best), range(kept), range(searches), range(step), range(sequence)}, {1}));
+}
+
+TokenSampler::~TokenSampler() = default;
+
+TokenSampler::TokenSampler(const Model& model, const SamplingOptions& options, const Tensor& logits,
+                           const Tensor& step)
+    : plan_(std::make_unique<Plan>()) {
+  const Config& c = model.config();
+  validate(options, c);
+  if (!model.on_gpu()) throw Error("the GPU sampler needs a model on the GPU");
+  Plan& p = *plan_;
+  p.vocab = u32(c.vocab_size);
+  p.groups = u32((c.vocab_size + kSlice - 1) / kSlice);
+  if (p.groups > kMaxSlices) {
+    throw Error("the GPU sampler handles vocabularies of up to " +
+                std::to_string(kSlice * kMaxSlices) + " tokens, not " +
+                std::to_string(c.vocab_size));
+  }
+  p.context = model.context();
+  p.step = step;
+  p.penalizes = options.penalizes();
+  std::vector<SearchKind> cuts;
+  if (!options.is_greedy()) {
+    if (options.top_k > 0 && options.top_k < c.vocab_size) cuts.push_back(kCount);
+    if (options.top_p < 1.0f) cuts.push_back(kMass);
+  }
+  p.allocate(c, options, cuts.size());
+  const sampling::Terms terms = sampling::terms_of(options);
+  p.prepare_adjustments(options, terms, logits);
+  p.prepare_pick(options, terms, options.is_greedy() ? 0 : p.prepare_cuts(cuts, options));
+}
+
+void TokenSampler::start(std::span<const uint32_t> context) {
+  Plan& p = *plan_;
+  if (context.empty()) throw Error("the sampler needs a context of at least one token");
+  if (context.size() > p.sequence.numel()) {
+    throw Error("a context of " + std::to_string(context.size()) +
+                " tokens does not fit the sampler's " + std::to_string(p.sequence.numel()));
+  }
+  if (p.penalizes) {
+    p.context->write(p.sequence.buffer(), p.sequence.offset() * 4, std::as_bytes(context));
+  }
+  const uint32_t state[] = {u32(context.size() - 1), context.back()};
+  p.context->write(p.step.buffer(), p.step.offset() * 4, std::as_bytes(std::span(state)));
+}
+
+void TokenSampler::record() {
+  for (const gpu::PreparedDispatch& dispatch : plan_->dispatches)
+    plan_->context->dispatch(dispatch);
+}
+
+size_t TokenSampler::dispatches() const { return plan_->dispatches.size(); }
+
+}  // namespace wgpt::model

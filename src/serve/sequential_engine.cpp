@@ -1,0 +1,105 @@
+#include "serve/sequential_engine.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "wgpt/decoder.h"
+
+namespace wgpt::serve {
+
+struct SequentialEngine::Slot {
+  model::KvCache cache;
+  std::unique_ptr<model::Decoder> decoder;  // bound to `cache`, where the model takes that path
+  generate::SamplingOptions sampling;
+  std::vector<uint32_t>
+      context;          // every id run so far: the sampling's penalty window and draw index
+  bool greedy = false;  // plain greedy: the decoder may choose on the GPU
+
+  // Whether this step continues the cache on the fused path: as generate(), the prefill (and
+  // every step of a model the fused path cannot run) takes the general forward pass.
+  bool decodes(const StepInput& input) const {
+    return decoder && cache.length() > 0 && input.ids.size() == 1;
+  }
+};
+
+namespace {
+
+// The chosen token's log-probability and the most likely tokens under softmax(logits), from one
+// pass for the softmax's normaliser.
+void describe(std::span<const float> logits, const StepReport& report, StepOutput& output) {
+  const float largest = *std::max_element(logits.begin(), logits.end());
+  double normaliser = 0;
+  for (float logit : logits) normaliser += std::exp(static_cast<double>(logit) - largest);
+  if (report.logprob) {
+    output.logprob = static_cast<float>(static_cast<double>(logits[output.token]) - largest -
+                                        std::log(normaliser));
+  }
+  if (report.top > 0) output.top = model::top_tokens(logits, report.top, largest, normaliser);
+}
+
+}  // namespace
+
+SequentialEngine::SequentialEngine(const model::Model& model, size_t slots) : model_(model) {
+  if (slots == 0) throw Error("the server needs at least one slot: --parallel must be 1 or more");
+  for (size_t i = 0; i < slots; ++i) {
+    auto slot = std::make_unique<Slot>(Slot{model.new_cache(), nullptr, {}, {}, false});
+    if (model::Decoder::supported(model)) {
+      slot->decoder = std::make_unique<model::Decoder>(model, slot->cache);
+    }
+    slots_.push_back(std::move(slot));
+  }
+}
+
+SequentialEngine::~SequentialEngine() = default;
+
+void SequentialEngine::begin(size_t slot, const generate::SamplingOptions& sampling) {
+  Slot& s = *slots_.at(slot);
+  s.cache.clear();
+  s.sampling = sampling;
+  s.context.clear();
+  s.greedy = sampling.is_greedy() && !sampling.adjusts_logits();
+}
+
+std::vector<StepOutput> SequentialEngine::step(std::span<const StepInput> batch) {
+  std::vector<StepOutput> outputs;
+  outputs.reserve(batch.size());
+  for (const StepInput& input : batch) outputs.push_back(step_one(*slots_.at(input.slot), input));
+  return outputs;
+}
+
+StepOutput SequentialEngine::step_one(Slot& slot, const StepInput& input) const {
+  StepOutput output;
+  const StepReport& report = input.report;
+  slot.context.insert(slot.context.end(), input.ids.begin(), input.ids.end());
+  if (slot.decodes(input) && slot.greedy && !report.logprob && report.top == 0 &&
+      !report.attention) {
+    // The GPU chooses the token (first maximum, as choose_token) and 4 bytes come back.
+    output.token = slot.decoder->step_greedy(input.ids[0]);
+    return output;
+  }
+  const std::vector<float> logits = logits_of(slot, input, output);
+  output.token = model::choose_token(logits, slot.context, slot.sampling).token;
+  if (report.logprob || report.top > 0) describe(logits, report, output);
+  return output;
+}
+
+std::vector<float> SequentialEngine::logits_of(Slot& slot, const StepInput& input,
+                                               StepOutput& output) const {
+  if (!input.report.attention) {
+    if (slot.decodes(input)) return slot.decoder->step_logits(input.ids[0]);
+    return model_.forward(input.ids, slot.cache, {.all_logits = false}).logits.to_floats();
+  }
+  model::StepTrace trace = slot.decodes(input)
+                               ? slot.decoder->step_traced(input.ids[0], 0)
+                               : model::trace_step(model_, input.ids, slot.cache, {});
+  output.kv_len = trace.kv_len;
+  for (size_t layer = 0; layer < model_.config().n_layer; ++layer) {
+    for (size_t head = 0; head < trace.n_head; ++head) {
+      const std::span<const float> row = trace.newest_attention(layer, head);
+      output.attention.insert(output.attention.end(), row.begin(), row.end());
+    }
+  }
+  return std::move(trace.logits);
+}
+
+}  // namespace wgpt::serve

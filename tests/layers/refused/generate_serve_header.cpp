@@ -1,0 +1,2 @@
+#include "wgpt/serve.h"
+// serve is above generate: generate cannot see it.
