@@ -3,9 +3,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <set>
 
+#include "bench_parts.h"
 #include "commands.h"
 #include "model_options.h"
 #include "sampling_options.h"
@@ -22,13 +25,18 @@ struct BenchCommand {
   std::string dtype;
   std::string reductions = "auto";
   std::vector<size_t> product_workgroups = {0};
-  size_t prompt_tokens = 512;
+  std::vector<size_t> prompt_lengths = {512};
   size_t generate_tokens = 128;
   size_t generate_prompt = 16;
   size_t repetitions = 5;
+  size_t warmup = 3;
   std::string output = "md";
+  std::string precision = "mixed";
   bool profile = false;
   bool probe = false;
+  bool products = false;
+  bool train = false;
+  TrainingBench training;
   std::vector<std::string> sampling;  // specs: one tgN row each, after the greedy one
   size_t score_tokens = 0;
   size_t score_top = 5;
@@ -75,6 +83,7 @@ gpu::Stats difference(const gpu::Stats& after, const gpu::Stats& before) {
   out.fence_waits = after.fence_waits - before.fence_waits;
   out.buffers_created = after.buffers_created - before.buffers_created;
   out.bytes_allocated = after.bytes_allocated - before.bytes_allocated;
+  out.bind_groups_created = after.bind_groups_created - before.bind_groups_created;
   return out;
 }
 
@@ -86,12 +95,13 @@ model::Decoder::Tuning tuning(const BenchCommand& command, size_t product_workgr
   return tuning;
 }
 
-// Runs `body` once to warm up, then `repetitions` times, timing each and counting the last.
+// Runs `body` `warmup` times (pipelines, clocks), then `repetitions` times, timing each and
+// counting the last.
 template <class Body>
-Measurement measure(const std::string& test, size_t tokens, size_t repetitions,
+Measurement measure(const std::string& test, size_t tokens, size_t warmup, size_t repetitions,
                     const model::Model& model, Body body) {
   Measurement m{test, tokens, {}, {}};
-  body();
+  for (size_t w = 0; w < warmup; ++w) body();
   for (size_t r = 0; r < repetitions; ++r) {
     const gpu::Stats before = model.on_gpu() ? model.context()->stats() : gpu::Stats{};
     const auto start = std::chrono::steady_clock::now();
@@ -105,10 +115,16 @@ Measurement measure(const std::string& test, size_t tokens, size_t repetitions,
   return m;
 }
 
-Measurement prompt_processing(const model::Model& model, size_t tokens, size_t repetitions) {
+// `again`: this length was measured before in this process and precision (-p 128,1024,128), which
+// the name says, as the first pass after start-up has measured slower than later ones.
+Measurement prompt_processing(const model::Model& model, size_t tokens, size_t warmup,
+                              size_t repetitions, bool again) {
   const std::vector<uint32_t> ids = bench_ids(tokens, model.config().vocab_size);
   std::vector<double> host_seconds;
-  Measurement m = measure("pp" + std::to_string(tokens), tokens, repetitions, model, [&] {
+  const std::string name = "pp" + std::to_string(tokens) +
+                           (model.precision() == ops::Precision::f32 ? " f32" : " mixed") +
+                           (again ? " again" : "");
+  Measurement m = measure(name, tokens, warmup, repetitions, model, [&] {
     const auto start = std::chrono::steady_clock::now();
     model::KvCache cache = model.new_cache();
     const model::ForwardOutput out = model.forward(ids, cache, {.all_logits = false});
@@ -187,7 +203,7 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
 // windows of n_ctx tokens, stride n_ctx / 2, with the top `top` alternatives per token.
 Measurement scoring(const model::Model& model, size_t tokens, size_t top, size_t repetitions) {
   const std::vector<uint32_t> ids = bench_ids(tokens, model.config().vocab_size);
-  return measure("score" + std::to_string(tokens) + " top " + std::to_string(top), tokens,
+  return measure("score" + std::to_string(tokens) + " top " + std::to_string(top), tokens, 1,
                  repetitions, model, [&] { model::surprisal(model, ids, {.top_k = top}); });
 }
 
@@ -258,9 +274,13 @@ void report(const BenchCommand& command, const model::Model& model,
   }
   for (const Measurement& m : results) {
     if (m.host_seconds.empty()) continue;
-    std::printf("\n%s: the host recorded and submitted the pass in %.2f ± %.2f ms of the %.2f ms\n",
-                m.test.c_str(), 1000.0 * mean(m.host_seconds), 1000.0 * stddev(m.host_seconds),
-                1000.0 * mean(m.seconds));
+    const Spread s = spread_of(m.seconds);
+    std::printf(
+        "\n%s: %.3f ms (± %.1f%%, %.3f–%.3f ms over %zu repetitions); the host recorded and "
+        "submitted the pass in %.2f ± %.2f ms of it, creating %llu bind groups in the last\n",
+        m.test.c_str(), 1000.0 * s.mean, 100.0 * s.sd / s.mean, 1000.0 * s.min, 1000.0 * s.max,
+        m.seconds.size(), 1000.0 * mean(m.host_seconds), 1000.0 * stddev(m.host_seconds),
+        static_cast<unsigned long long>(m.counted.bind_groups_created));
   }
   if (model.on_gpu()) {
     std::printf("\nGPU memory allocated by wgpt: %.1f MiB\n",
@@ -349,15 +369,20 @@ void run(const BenchCommand& command) {
                command.config.empty() ? command.model_dir.c_str() : command.config.c_str());
   const std::optional<DType> dtype =
       weight_dtype_for(command.dtype, command.model_dir, context.get());
-  const model::Model model = command.config.empty()
-                                 ? model::Model::load(command.model_dir, context, dtype)
-                                 : model::Model::random(model::named_config(command.config), 1,
-                                                        context, dtype.value_or(DType::f32));
+  model::Model model = command.config.empty()
+                           ? model::Model::load(command.model_dir, context, dtype)
+                           : model::Model::random(model::named_config(command.config), 1, context,
+                                                  dtype.value_or(DType::f32));
   const size_t n_ctx = model.config().n_ctx;
-  if (command.prompt_tokens > n_ctx || command.generate_prompt + command.generate_tokens > n_ctx) {
+  const size_t longest =
+      *std::max_element(command.prompt_lengths.begin(), command.prompt_lengths.end());
+  if (longest > n_ctx || command.generate_prompt + command.generate_tokens > n_ctx) {
     throw Error("the tests need more positions than the model's context of " +
                 std::to_string(n_ctx));
   }
+  std::vector<ops::Precision> precisions;
+  if (command.precision != "mixed") precisions.push_back(ops::Precision::f32);
+  if (command.precision != "f32") precisions.push_back(ops::Precision::mixed);
   std::vector<Mode> modes = {{"", {.greedy = true}}};
   for (const std::string& spec : command.sampling) {
     modes.push_back({spec, parse_sampling_spec(spec)});
@@ -365,8 +390,17 @@ void run(const BenchCommand& command) {
   }
   if (command.score_tokens == 1) throw Error("--score needs at least two tokens");
   std::vector<Measurement> results;
-  if (command.prompt_tokens)
-    results.push_back(prompt_processing(model, command.prompt_tokens, command.repetitions));
+  for (ops::Precision precision : precisions) {
+    model.set_precision(precision);
+    std::set<size_t> measured;
+    for (size_t tokens : command.prompt_lengths) {
+      if (tokens > 0) {
+        const bool again = !measured.insert(tokens).second;
+        results.push_back(
+            prompt_processing(model, tokens, command.warmup, command.repetitions, again));
+      }
+    }
+  }
   if (command.generate_tokens) {
     for (size_t workgroups : command.product_workgroups) {
       for (const Mode& mode : modes) {
@@ -383,10 +417,25 @@ void run(const BenchCommand& command) {
     results.push_back(scoring(model, command.score_tokens, command.score_top, command.repetitions));
   }
   report(command, model, results);
+  // Each length once, however often -p names it (the passes above may repeat one on purpose).
+  const std::set<size_t> lengths(command.prompt_lengths.begin(), command.prompt_lengths.end());
+  if (precisions.size() == 2 && model.on_gpu()) {
+    for (size_t tokens : lengths) {
+      if (tokens > 0) bench_parity(model, bench_ids(tokens, model.config().vocab_size));
+    }
+  }
   if (command.profile) {
-    profile_prefill(model, command.prompt_tokens);
+    profile_prefill(model, longest);
     profile_decode(model, tuning(command, command.product_workgroups.front()));
   }
+  if (command.products) {
+    const TrainingBench& t = command.training;
+    for (auto it = lengths.begin(); it != lengths.end(); ++it) {
+      const bool last = std::next(it) == lengths.end();
+      bench_products(model, *it, last && command.train ? t.batch * t.seq_len : 0, t.seq_len, 20);
+    }
+  }
+  if (command.train && context) bench_training(model.config(), context, command.training);
 }
 
 }  // namespace
@@ -414,13 +463,24 @@ void add_bench_command(CLI::App& app) {
                   "decode kernels on an adapter")
       ->delimiter(',')
       ->capture_default_str();
-  sub->add_option("-p,--prompt-tokens", command->prompt_tokens, "ppN: prompt length (0 skips)")
+  sub->add_option("-p,--prompt-tokens", command->prompt_lengths,
+                  "ppN: prompt lengths, comma-separated (0 skips)")
+      ->delimiter(',')
       ->capture_default_str();
   sub->add_option("-n,--gen-tokens", command->generate_tokens, "tgN: tokens generated (0 skips)")
       ->capture_default_str();
   sub->add_option("--gen-prompt", command->generate_prompt, "Prompt length before tgN")
       ->capture_default_str();
-  sub->add_option("-r,--repetitions", command->repetitions, "Timed repetitions after a warm-up")
+  sub->add_option("-r,--repetitions", command->repetitions, "Timed repetitions after the warm-up")
+      ->capture_default_str();
+  sub->add_option("--warmup", command->warmup,
+                  "Untimed repetitions first (compiling the pipelines, raising the clocks)")
+      ->capture_default_str();
+  sub->add_option("--precision", command->precision,
+                  "The ppN products: mixed (f16 operands, f32 sums on the tensor cores where the "
+                  "device has them: docs/precision.md), f32, or both (each ppN in each, then "
+                  "the parity of their logits)")
+      ->check(CLI::IsMember({"f32", "mixed", "both"}))
       ->capture_default_str();
   sub->add_option("-o,--output", command->output, "md or json")
       ->check(CLI::IsMember({"md", "json"}))
@@ -441,6 +501,19 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--profile", command->profile,
                 "Also show where the GPU time of a ppN pass and of a decode step goes, by kernel");
+  sub->add_flag("--products", command->products,
+                "Also time every matrix product of a ppN pass (and of a training step, with "
+                "--train) and the prompt's attention, in both precisions, as TFLOP/s against the "
+                "H200's peaks");
+  sub->add_flag("--train", command->train,
+                "Also measure training (forward, backward, AdamW on random tokens) in f32 and "
+                "in mixed precision, each from the same random weights (GPU only)");
+  sub->add_option("--train-batch", command->training.batch, "Sequences per training step")
+      ->capture_default_str();
+  sub->add_option("--train-seq", command->training.seq_len, "Positions per training sequence")
+      ->capture_default_str();
+  sub->add_option("--train-steps", command->training.steps, "Timed training steps")
+      ->capture_default_str();
   sub->callback([command] { run(*command); });
 }
 

@@ -16,5 +16,6 @@ void add_train_command(CLI::App& app);
 void add_trace_command(CLI::App& app);
 void add_score_command(CLI::App& app);
 void add_serve_command(CLI::App& app);
+void add_serve_bench_command(CLI::App& app);
 
 }  // namespace wgpt::cli

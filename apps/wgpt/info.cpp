@@ -64,6 +64,15 @@ void run_info(const InfoOptions& options) {
   } else {
     std::printf("subgroups:    no\n");
   }
+  const gpu::SubgroupMatrix& matrix = limits.f16_matrix;
+  if (matrix.available()) {
+    std::printf(
+        "tensor cores: f16 × f16 → f32 subgroup matrices of %u × %u × %u, subgroups of %u "
+        "(--precision mixed uses them)\n",
+        matrix.m, matrix.n, matrix.k, matrix.subgroup_size);
+  } else {
+    std::printf("tensor cores: none usable (--precision mixed runs the f32 kernels)\n");
+  }
   const bool passed = self_test(*context);
   std::printf("self-test:    %s\n", passed ? "passed" : "FAILED (wrong results)");
   if (!passed) throw Error("the self-test kernel computed wrong results on this adapter");

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   wgpt::cli::add_trace_command(app);
   wgpt::cli::add_score_command(app);
   wgpt::cli::add_serve_command(app);
+  wgpt::cli::add_serve_bench_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

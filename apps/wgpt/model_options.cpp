@@ -15,6 +15,7 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
       ->check(CLI::IsMember({"cpu", "gpu"}))
       ->capture_default_str();
   add_dtype_option(command, options.dtype);
+  add_precision_option(command, options.precision);
 }
 
 void add_dtype_option(CLI::App& command, std::string& dtype) {
@@ -37,6 +38,21 @@ std::optional<DType> weight_dtype_for(const std::string& dtype, const std::strin
   return model::default_weight_dtype(context);
 }
 
+CLI::Option* add_precision_option(CLI::App& command, std::string& value) {
+  return command
+      .add_option("--precision", value,
+                  "The GPU products: f32, or mixed (f16 operands, f32 sums) on the tensor cores "
+                  "where the device has them, f32 elsewhere (docs/precision.md)")
+      ->check(CLI::IsMember({"f32", "mixed"}))
+      ->capture_default_str();
+}
+
+ops::Precision parse_precision(const std::string& value) {
+  if (value == "f32") return ops::Precision::f32;
+  if (value == "mixed") return ops::Precision::mixed;
+  throw Error("--precision must be f32 or mixed, got '" + value + "'");
+}
+
 LoadedModel load_model(const ModelOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   std::shared_ptr<gpu::Context> context;
@@ -45,6 +61,7 @@ LoadedModel load_model(const ModelOptions& options) {
       model::Model::load(options.model_dir, context,
                          weight_dtype_for(options.dtype, options.model_dir, context.get())),
       tokenizer::load_tokenizer(options.model_dir), 0};
+  loaded.model.set_precision(parse_precision(options.precision));
   if (loaded.tokenizer->vocab_size() > loaded.model.config().vocab_size) {
     throw Error("the tokenizer has " + std::to_string(loaded.tokenizer->vocab_size()) +
                 " tokens but the model only " + std::to_string(loaded.model.config().vocab_size));

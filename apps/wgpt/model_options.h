@@ -15,6 +15,7 @@ struct ModelOptions {
   std::string model_dir;
   std::string backend = "gpu";  // cpu | gpu (the GPU adapter follows $WGPT_BACKEND)
   std::string dtype;            // the weight dtype; empty: weight_dtype_for's default
+  std::string precision = "mixed";
 };
 
 void add_model_options(CLI::App& command, ModelOptions& options);
@@ -25,6 +26,11 @@ void add_dtype_option(CLI::App& command, std::string& dtype);
 // and the CPU). std::nullopt only for the .fzm case.
 std::optional<DType> weight_dtype_for(const std::string& dtype, const std::string& model_dir,
                                       const gpu::Context* context);
+
+// --precision f32|mixed (ops::Precision), with `default_value` and a help line that says what
+// mixed does; parse_precision reads the value back.
+CLI::Option* add_precision_option(CLI::App& command, std::string& value);
+ops::Precision parse_precision(const std::string& value);
 
 struct LoadedModel {
   model::Model model;

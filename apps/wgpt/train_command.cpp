@@ -30,6 +30,7 @@ struct TrainCommand {
   std::string sample_prompt = "The ";
   size_t sample_tokens = 200;
   std::string backend = "gpu";
+  std::string precision = "f32";
   std::string export_q4;
   // Set when the option was given (shape options are checked against a resumed checkpoint).
   CLI::Option* shape_options[4] = {};
@@ -178,6 +179,7 @@ void run(const TrainCommand& command) {
   std::shared_ptr<gpu::Context> context;
   if (command.backend == "gpu") context = gpu::Context::create();
   Setup setup = set_up(command, context);
+  setup.model->set_precision(parse_precision(command.precision));
   model::Model& model = *setup.model;
   const train::TokenSplit data = load_data(command, *setup.tokenizer, setup.seq_len);
   const model::Config& c = model.config();
@@ -285,6 +287,7 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--checkpoint-every", c->checkpoint_every,
                   "A checkpoint every N steps (0: at the end only)")
       ->capture_default_str();
+  add_precision_option(*sub, c->precision);
   sub->add_option("--backend", c->backend, "cpu (the reference) or gpu")
       ->check(CLI::IsMember({"cpu", "gpu"}))
       ->capture_default_str();

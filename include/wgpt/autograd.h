@@ -69,7 +69,8 @@ Var reshape(Tape& tape, const Var& x, Shape shape);
 // scale · op(a) · op(b); a and b both unbatched or both batched (options.bias must be empty).
 Var matmul(Tape& tape, const Var& a, const Var& b, const ops::MatmulOptions& options = {});
 // x · weight + bias: x [rows, in], weight [in, out] (Conv1D layout), bias [out].
-Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias);
+Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias,
+           ops::Precision precision = ops::Precision::f32);
 Var gelu(Tape& tape, const Var& x);
 Var layernorm(Tape& tape, const Var& x, const Var& gamma, const Var& beta, float eps);
 // Causal softmax of scores [batch, t, t] (no KV cache: query i sees keys 0..i).

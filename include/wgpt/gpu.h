@@ -40,6 +40,17 @@ struct AdapterInfo {
   bool is_cpu = false;  // a software rasteriser (llvmpipe, SwiftShader, lavapipe)
 };
 
+// Tensor cores through Dawn's experimental subgroup matrices (WGSL `enable
+// chromium_experimental_subgroup_matrix;`): a subgroup multiplies an m×k by a k×n tile of f16
+// values into an m×n tile of f32 sums. wgpt asks for them where the adapter offers an f16 × f16 →
+// f32 configuration its kernels can tile (Dawn's Vulkan, Metal and D3D12 backends on recent GPUs);
+// never on llvmpipe, SwiftShader or in the browser today, which take the f32 kernels.
+struct SubgroupMatrix {
+  uint32_t m = 0, n = 0, k = 0;
+  uint32_t subgroup_size = 0;  // the adapter's largest subgroup: the kernels' workgroup width
+  bool available() const { return m != 0; }
+};
+
 // The device limits that matter to wgpt; the device is created with the adapter's full limits.
 struct Limits {
   uint64_t max_storage_buffer_binding_size = 0;
@@ -52,6 +63,7 @@ struct Limits {
   uint32_t min_storage_buffer_offset_alignment = 0;
   bool shader_f16 = false;
   bool timestamp_query = false;
+  SubgroupMatrix f16_matrix;
   // WGSL subgroup operations (`enable subgroups;`), with the adapter's subgroup sizes in lanes.
   bool subgroups = false;
   uint32_t subgroup_min_size = 0;
@@ -66,6 +78,9 @@ struct Stats {
   uint64_t buffers_created = 0;  // storage, uniform and staging buffers created on the device
   uint64_t bytes_allocated = 0;  // bytes of those buffers
   uint64_t pipelines_compiled = 0;
+  // Dispatches bind their buffers through bind groups, cached by what they bind: a pass that runs
+  // again over the same buffers (a prefill of the same length) creates none.
+  uint64_t bind_groups_created = 0;
 };
 
 // GPU time by kernel while kernel timing is on (Context::time_kernels).
@@ -213,6 +228,7 @@ class Context {
 
  private:
   friend class Scope;
+  friend std::shared_ptr<Context> create_validation_context(const SubgroupMatrix& f16_matrix);
   explicit Context(std::unique_ptr<Impl> impl);
   void begin_scope();
   void end_scope();

@@ -13,6 +13,7 @@
 
 #include "wgpt/gpu.h"
 #include "wgpt/io.h"
+#include "wgpt/ops.h"
 #include "wgpt/tensor.h"
 
 namespace wgpt::model {
@@ -139,6 +140,12 @@ class Model {
   bool on_gpu() const { return context_ != nullptr; }
   const std::shared_ptr<gpu::Context>& context() const { return context_; }
 
+  // How the forward pass's GPU products multiply: f32 (the default), or mixed: f16 operands and
+  // f32 sums on the tensor cores where the device has them (docs/precision.md). The fused decode
+  // path (Decoder) keeps its f32 kernels either way.
+  ops::Precision precision() const { return precision_; }
+  void set_precision(ops::Precision precision) { precision_ = precision; }
+
   KvCache new_cache() const;
 
   // Runs `ids` at positions [cache.length(), cache.length() + ids.size()) and appends their keys
@@ -161,10 +168,16 @@ class Model {
       : config_(std::move(config)), weights_(std::move(weights)), context_(std::move(context)) {}
   Tensor run_body(std::span<const uint32_t> ids, KvCache& cache, ForwardOutput* capture,
                   const ForwardOptions& options) const;
+  // One block, every intermediate kept for the probe's hooks (capture non-null) or fused: the
+  // attention in one pass (ops::causal_attention) and the residual adds and GELU in the products.
+  Tensor run_block(size_t layer, const Tensor& x, KvCache& cache, size_t position,
+                   ForwardOutput* capture, const ForwardOptions& options) const;
+  Tensor run_fused_block(size_t layer, const Tensor& x, KvCache& cache, size_t position) const;
 
   Config config_;
   Weights weights_;
   std::shared_ptr<gpu::Context> context_;
+  ops::Precision precision_ = ops::Precision::f32;
 };
 
 }  // namespace wgpt::model

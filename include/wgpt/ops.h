@@ -12,8 +12,10 @@
 #include <cstring>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "wgpt/gpu.h"
 #include "wgpt/tensor.h"
 
 namespace wgpt::ops {
@@ -44,18 +46,34 @@ Tensor embedding(const Tensor& ids, const Tensor& wte, const Tensor& wpe, size_t
 Tensor embedding(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Tensor& wpe,
                  size_t pos_offset);
 
+// How a GPU matrix product multiplies. f32: f32 operands and sums (every device). mixed: operands
+// rounded to f16 and f32 sums on the tensor cores, where the device has them (Dawn's subgroup
+// matrices; elsewhere the f32 kernels run). docs/precision.md states what mixed changes and how
+// it is tested. The CPU reference computes the definition either way.
+enum class Precision { f32, mixed };
+
 struct MatmulOptions {
   bool transpose_a = false;    // a is stored [.., k, m]
   bool transpose_b = false;    // b is stored [.., n, k]
   std::optional<Tensor> bias;  // [n], added after scaling
   float scale = 1.0f;          // multiplies a·b
+  bool gelu = false;           // GPT-2's GELU of the biased product
+  // Added last, elementwise (the output's shape): a residual connection in the same pass.
+  std::optional<Tensor> residual;
+  Precision precision = Precision::f32;
 };
 
-// scale · op(a) · op(b) + bias. a [m, k] or [batch, m, k]; b [k, n] or [batch, k, n] (transposed
-// forms swap the last two dimensions). An unbatched operand is broadcast over the other's batch.
-// Output [m, n], or [batch, m, n] when either operand is batched. b may hold weights in f16, bf16
-// or q4 (read widened to f32; a batched q4 b needs batches that start on a block).
+// residual + gelu(scale · op(a) · op(b) + bias), each part when asked for. a [m, k] or [batch, m,
+// k]; b [k, n] or [batch, k, n] (transposed forms swap the last two dimensions). An unbatched
+// operand is broadcast over the other's batch. Output [m, n], or [batch, m, n] when either operand
+// is batched. b may hold weights in f16, bf16 or q4 (read widened to f32, always by the f32
+// kernels; a batched q4 b needs batches that start on a block).
 Tensor matmul(const Tensor& a, const Tensor& b, const MatmulOptions& options = {});
+// The GPU kernel a matmul of operands shaped `a` and `b` (stored as `b_dtype`) takes on a device
+// with `limits`, and how it splits k, e.g. "matmul_tensor_64_vec4 (3 splits)" or "gemv.q4": for
+// reports (wgpt bench).
+std::string matmul_kernel(const gpu::Limits& limits, const Shape& a, const Shape& b,
+                          const MatmulOptions& options = {}, DType b_dtype = DType::f32);
 // a [m, k] · Bᵀ · scale, where B [n, k] is given as consecutive row chunks (a token table split
 // for the binding limit: the LM head x · wteᵀ), f32 or packed as matmul's b. Output [m, n]; chunk i
 // fills its own columns.
@@ -76,6 +94,20 @@ void kv_append(Tensor& cache, const Tensor& x, size_t position);
 // Attention scores against the first kv_len rows of a cache: scale · q · kᵀ per head.
 // q [n_head, t, hd], k_cache [n_head, n_ctx, hd] → [n_head, t, kv_len].
 Tensor attention_scores(const Tensor& q, const Tensor& k_cache, size_t kv_len, float scale);
+// Stores a prompt's keys and values from the fused projection qkv [t, 3C] (q, k, v blocks) into
+// the caches [n_head, n_ctx, head_dim] at rows [position, position + t) of every head, in place
+// (kv_append of split_heads' k and v in one pass).
+void kv_store(const Tensor& qkv, Tensor& k_cache, Tensor& v_cache, size_t position);
+// A prompt's causal self-attention in one pass, heads merged: for query i (absolute position
+// offset + i) and head h, out[i, h·hd ..] = Σ_{j ≤ offset + i} softmax_j(scale · q·k_j) · v_j, with
+// q from qkv [t, 3C] and k, v the first offset + t rows of the caches (which must hold this
+// prompt's keys and values: kv_store). → [t, C]. The same numbers as attention_scores,
+// causal_softmax, attention_values and merge_heads, without the [n_head, t, kv_len] scores (on
+// the GPU: flash_attention.wgsl, an online softmax).
+Tensor causal_attention(const Tensor& qkv, const Tensor& k_cache, const Tensor& v_cache,
+                        size_t offset, float scale);
+// Whether causal_attention runs for caches like this one (the GPU kernel takes heads of 64).
+bool causal_attention_supported(const Tensor& k_cache);
 // probs · v per head over the first kv_len rows of a cache, kv_len = probs' last dimension.
 // probs [n_head, t, kv_len], v_cache [n_head, n_ctx, hd] → [n_head, t, hd].
 Tensor attention_values(const Tensor& probs, const Tensor& v_cache);
@@ -182,12 +214,15 @@ struct AdamWOptions {
   float weight_decay = 0.0f;
   size_t step = 1;    // 1 for the first update: the bias corrections use it
   float clip = 0.0f;  // > 0: scale gradients by min(1, clip / (global norm + 1e-6)), as PyTorch
+  // The gradients (and their sum of squares) arrive multiplied by this (loss scaling in mixed
+  // precision); the update divides it out before anything else.
+  float grad_scale = 1.0f;
 };
-// One AdamW update of param in place, in PyTorch's order: param ·= 1 − lr · wd;
-// m ← β1 · m + (1 − β1) · g; v ← β2 · v + (1 − β2) · g²;
-// param −= lr / (1 − β1^step) · m / (√v / √(1 − β2^step) + eps). g is grad, scaled for clipping
-// by the global norm √grad_sum_of_squares[0] (read only when clip > 0). param, m and v are written
-// in place (their storage is shared by their copies); all f32 of one shape.
+// One AdamW update of param in place, in PyTorch's order, with g = grad / grad_scale: param ·= 1 −
+// lr · wd; m ← β1 · m + (1 − β1) · g; v ← β2 · v + (1 − β2) · g²; param −= lr / (1 − β1^step) · m /
+// (√v / √(1 − β2^step) + eps). g is grad, scaled for clipping by the global norm
+// √grad_sum_of_squares[0] (read only when clip > 0). param, m and v are written in place (their
+// storage is shared by their copies); all f32 of one shape.
 void adamw_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
                   const Tensor& grad_sum_of_squares, const AdamWOptions& options);
 

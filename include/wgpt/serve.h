@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "wgpt/model.h"
 #include "wgpt/tokenizer.h"
@@ -53,5 +54,38 @@ class Server {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// A load generator for a running server (`wgpt serve-bench`): `clients` concurrent streaming
+// completions of a fixed prompt, each exactly max_tokens long (ignore_eos), sampled with seed i.
+struct LoadOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  std::string api_key;
+  std::string model_name;     // sent as `model` when set
+  size_t vocab_size = 50257;  // the prompt's ids are below it
+  size_t clients = 1;
+  size_t prompt_tokens = 16;
+  size_t max_tokens = 128;
+  double temperature = 0.8;
+};
+
+struct LoadResult {
+  size_t clients = 0;
+  size_t completed = 0;                     // streams that got every token and ended with [DONE]
+  size_t tokens = 0;                        // streamed by all clients
+  double seconds = 0;                       // from the first request to the last stream's end
+  std::vector<double> first_token_seconds;  // per stream that got a token, ascending
+  std::string first_error;                  // of the first stream that failed, if any
+
+  double tokens_per_second() const {
+    return seconds > 0 ? static_cast<double>(tokens) / seconds : 0;
+  }
+  // The p-th percentile (0–100, nearest rank) of the time to first token.
+  double first_token_percentile(double p) const;
+};
+
+// Runs one round of concurrent clients and waits for all of them. Throws wgpt::Error for options
+// that ask for no work; failed streams are counted, not thrown.
+LoadResult measure_load(const LoadOptions& options);
 
 }  // namespace wgpt::serve

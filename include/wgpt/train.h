@@ -43,8 +43,12 @@ struct Batch {
 };
 
 struct LossAndGrads {
-  Tensor token_losses;        // [sequences · seq_len] cross-entropy per position, on the device
-  std::vector<Tensor> grads;  // of the mean loss, one per parameter, in parameters() order
+  Tensor token_losses;  // [sequences · seq_len] cross-entropy per position, on the device
+  // Of the mean loss times grad_scale, one per parameter, in parameters() order. Mixed precision
+  // scales the loss (by a power of two near the batch's positions) so that the gradients the
+  // tensor cores take as f16 stay clear of f16's subnormals; f32 leaves it at 1.
+  std::vector<Tensor> grads;
+  float grad_scale = 1.0f;
 };
 
 // GPT-2's dropout in one training step, as HF's GPT2 applies it with one probability for
@@ -59,7 +63,8 @@ struct Dropout {
 };
 
 // The forward pass over the whole batch at once (B × T rows; attention over B · n_head heads),
-// with `dropout`, recorded on a tape and replayed backwards. Throws on ids outside the vocabulary
+// with `dropout`, recorded on a tape and replayed backwards, its products in the model's precision
+// (model::Model::precision: f32 master weights either way). Throws on ids outside the vocabulary
 // or seq_len past the model's context.
 LossAndGrads loss_and_grads(const model::Model& model, const Batch& batch,
                             const Dropout& dropout = {});
@@ -81,9 +86,10 @@ struct AdamWConfig {
 class AdamW {
  public:
   AdamW(const std::vector<Parameter>& params, AdamWConfig config);
-  // Updates every parameter in place from its gradient; returns the squared global norm of the
-  // gradients before clipping ([1], on the device).
-  Tensor step(std::vector<Parameter>& params, const std::vector<Tensor>& grads, float lr);
+  // Updates every parameter in place from its gradient (times grad_scale: LossAndGrads); returns
+  // the squared global norm of the gradients as given, before clipping ([1], on the device).
+  Tensor step(std::vector<Parameter>& params, const std::vector<Tensor>& grads, float lr,
+              float grad_scale = 1.0f);
   size_t steps_taken() const { return steps_; }
   const std::vector<Tensor>& first_moments() const { return m_; }
   const std::vector<Tensor>& second_moments() const { return v_; }

@@ -12,14 +12,14 @@ WGPUBuffer BufferPool::take(size_t size) {
   std::lock_guard lock(mutex_);
   auto found = free_.find(size);
   if (found == free_.end() || found->second.empty()) return nullptr;
-  WGPUBuffer buffer = found->second.back();
-  found->second.pop_back();
+  WGPUBuffer buffer = *found->second.begin();
+  found->second.erase(found->second.begin());
   return buffer;
 }
 
 void BufferPool::give_back(WGPUBuffer buffer, size_t size) {
   std::lock_guard lock(mutex_);
-  free_[size].push_back(buffer);
+  free_[size].insert(buffer);
 }
 
 BufferSlot::~BufferSlot() {

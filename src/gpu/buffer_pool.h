@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <unordered_map>
-#include <vector>
 
 #include "gpu/webgpu_api.h"
 
@@ -15,13 +15,16 @@ namespace wgpt::gpu {
 class BufferPool {
  public:
   ~BufferPool();
-  // A free buffer of exactly `size` bytes, or nullptr.
+  // A free buffer of exactly `size` bytes, or nullptr: the one of lowest address, so that a
+  // sequence of takes and returns that repeats (a forward pass run again) gets the same buffers in
+  // the same places whatever order the previous run returned them in, and its cached bind groups
+  // (Context::Impl::bind) apply again.
   WGPUBuffer take(size_t size);
   void give_back(WGPUBuffer buffer, size_t size);
 
  private:
   std::mutex mutex_;
-  std::unordered_map<size_t, std::vector<WGPUBuffer>> free_;
+  std::unordered_map<size_t, std::set<WGPUBuffer>> free_;
 };
 
 // What a gpu::Buffer shares: the device buffer, returned to its pool when the last copy goes.

@@ -6,6 +6,7 @@
 
 #include "gpu/context_impl.h"
 #include "gpu/kernel_sources.h"
+#include "gpu/kernel_specialization.h"
 
 namespace wgpt::gpu {
 namespace {
@@ -19,6 +20,7 @@ std::mutex& device_lifetime_mutex() {
 constexpr api::BufferUsageFlags kStorageUsage =
     WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
 constexpr size_t kUniformCacheCapacity = 4096;
+constexpr size_t kBindGroupCacheCapacity = 16384;
 
 size_t round_up(size_t value, size_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
@@ -55,6 +57,7 @@ Context::Impl::~Impl() {
   timestamps.resolved = {};
   if (encoder) wgpuCommandEncoderRelease(encoder);
   for (auto& [key, uniform] : uniforms) wgpuBufferRelease(uniform.buffer);
+  for (auto& [key, group] : bind_groups) wgpuBindGroupRelease(group);
   for (auto& [name, entry] : pipelines) {
     wgpuBindGroupLayoutRelease(entry.layout);
     wgpuComputePipelineRelease(entry.pipeline);
@@ -93,6 +96,7 @@ const Pipeline& Context::Impl::pipeline(std::string_view name) {
     if (found == embedded.end()) throw Error("unknown kernel '" + std::string(name) + "'");
     source = found->wgsl;
   }
+  source = specialize_kernel(name, source, handles.limits);
   Pipeline entry;
   entry.bindings = parse_kernel_layout(name, source);
   std::string error = api::create_compute_pipeline(handles, source, &entry.pipeline);
@@ -132,6 +136,35 @@ const Context::Impl::Uniform& Context::Impl::uniform_for(std::span<const uint32_
   std::copy(params.begin(), params.end(), padded.begin());
   wgpuQueueWriteBuffer(handles.queue, buffer, 0, padded.data(), size);
   return uniforms.emplace(std::move(key), Uniform{buffer, size}).first->second;
+}
+
+WGPUBindGroup Context::Impl::bind_group_for(WGPUBindGroupLayout layout,
+                                            const std::vector<WGPUBindGroupEntry>& entries) {
+  std::string key(reinterpret_cast<const char*>(&layout), sizeof layout);
+  for (const WGPUBindGroupEntry& entry : entries) {
+    for (uint64_t part : {uint64_t{entry.binding}, reinterpret_cast<uint64_t>(entry.buffer),
+                          entry.offset, entry.size}) {
+      key.append(reinterpret_cast<const char*>(&part), sizeof part);
+    }
+  }
+  if (auto found = bind_groups.find(key); found != bind_groups.end()) {
+    api::retain(found->second);
+    return found->second;
+  }
+  if (bind_groups.size() >= kBindGroupCacheCapacity) {
+    // Recorded commands and prepared dispatches keep their own references.
+    for (auto& [unused, group] : bind_groups) wgpuBindGroupRelease(group);
+    bind_groups.clear();
+  }
+  WGPUBindGroupDescriptor descriptor{};
+  descriptor.layout = layout;
+  descriptor.entryCount = entries.size();
+  descriptor.entries = entries.data();
+  WGPUBindGroup group = wgpuDeviceCreateBindGroup(handles.device, &descriptor);
+  ++stats.bind_groups_created;
+  api::retain(group);  // the cache's reference
+  bind_groups.emplace(std::move(key), group);
+  return group;
 }
 
 WGPUCommandEncoder Context::Impl::open_encoder() {
@@ -370,11 +403,7 @@ std::shared_ptr<PreparedState> Context::Impl::bind(std::string_view name,
     entries.push_back(storage);
     state->buffers.push_back(*range.buffer);
   }
-  WGPUBindGroupDescriptor descriptor{};
-  descriptor.layout = entry.layout;
-  descriptor.entryCount = entries.size();
-  descriptor.entries = entries.data();
-  state->group = wgpuDeviceCreateBindGroup(handles.device, &descriptor);
+  state->group = bind_group_for(entry.layout, entries);
   return state;
 }
 

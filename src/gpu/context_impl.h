@@ -45,6 +45,10 @@ struct Context::Impl {
     size_t size;
   };
   std::unordered_map<std::string, Uniform> uniforms;
+  // Bind groups keyed by their layout and entries (buffer handles, offsets, sizes). Storage
+  // buffers live as long as the context (the pool keeps them), so a handle names one buffer for
+  // good, and the pool hands the same buffers to a pass that repeats (BufferPool::take).
+  std::unordered_map<std::string, WGPUBindGroup> bind_groups;
 
   // The open recording: one encoder and one compute pass until the outermost scope closes.
   int scope_depth = 0;
@@ -68,6 +72,9 @@ struct Context::Impl {
   const Pipeline& pipeline(std::string_view name);
   WGPUBuffer create_buffer(size_t size, api::BufferUsageFlags usage);
   const Uniform& uniform_for(std::span<const uint32_t> params);
+  // A bind group for `entries` of `layout`, from the cache or created (a new reference either way).
+  WGPUBindGroup bind_group_for(WGPUBindGroupLayout layout,
+                               const std::vector<WGPUBindGroupEntry>& entries);
   WGPUCommandEncoder open_encoder();
   WGPUComputePassEncoder open_pass();
   // Ends the open compute pass, if any, so that copies can be recorded after its dispatches.

@@ -58,6 +58,11 @@ struct DeviceHandles {
 void create_device_async(Backend backend, ErrorSink* sink,
                          std::function<void(DeviceHandles, std::string error)> done);
 void release_device(DeviceHandles& handles);
+// A device on Dawn's Null adapter, which validates and compiles kernels but runs nothing: for tests
+// of kernels this machine cannot run (tensor cores). Its subgroup matrices are `f16_matrix`. Native
+// only; reached only through gpu/validation_context.h.
+void create_null_device(const SubgroupMatrix& f16_matrix, ErrorSink* sink,
+                        std::function<void(DeviceHandles, std::string error)> done);
 
 // Compiles WGSL and creates its compute pipeline (entry point `main`, layout derived from the
 // shader). Returns an error message naming the problem, or "" with `pipeline` set.
@@ -65,6 +70,8 @@ std::string create_compute_pipeline(const DeviceHandles& handles, const std::str
                                     WGPUComputePipeline* pipeline);
 
 void dispatch_workgroups(WGPUComputePassEncoder pass, uint32_t x, uint32_t y, uint32_t z);
+// Takes another reference to a bind group (AddRef in the newer revision, Reference in the older).
+void retain(WGPUBindGroup group);
 
 // Something the host can wait for: a buffer mapping or the queue draining.
 struct Waitable {

@@ -6,26 +6,11 @@
 #include <utility>
 
 #include "gpu/adapter_choice.h"
+#include "gpu/dawn_features.h"
 #include "gpu/webgpu_api.h"
 
 namespace wgpt::gpu::api {
 namespace {
-
-// The features wgpt asks for, as the library numbers them. The pinned Dawn library is older than
-// the pinned webgpu.h and numbers FeatureName as webgpu.h did before CoreFeaturesAndLimits moved
-// to the front: asked for one at a time, it names 0x3 TimestampQuery, 0xA ShaderF16 and 0x11
-// Subgroups, where the header says 0x9, 0xB and 0x12 (which the library reads as
-// IndirectFirstInstance, RG11B10UfloatRenderable and CoreFeaturesAndLimits). Built against a
-// library that matches its header, WGPT_WEBGPU_FEATURES_AS_IN_HEADER takes the header's values.
-#ifdef WGPT_WEBGPU_FEATURES_AS_IN_HEADER
-constexpr WGPUFeatureName kTimestampQuery = WGPUFeatureName_TimestampQuery;
-constexpr WGPUFeatureName kShaderF16 = WGPUFeatureName_ShaderF16;
-constexpr WGPUFeatureName kSubgroups = WGPUFeatureName_Subgroups;
-#else
-constexpr auto kTimestampQuery = static_cast<WGPUFeatureName>(0x3);
-constexpr auto kShaderF16 = static_cast<WGPUFeatureName>(0xA);
-constexpr auto kSubgroups = static_cast<WGPUFeatureName>(0x11);
-#endif
 
 std::string to_string(WGPUStringView view) {
   if (!view.data) return {};
@@ -136,7 +121,32 @@ AdapterInfo describe(WGPUAdapter adapter) {
   return info;
 }
 
-Limits summarize(const WGPULimits& raw, WGPUDevice device) {
+// The f16 × f16 → f32 subgroup-matrix configuration wgpt's kernels use, when the adapter offers one
+// they can tile (each of m, n and k 8 or 16): the one with the most products per step.
+SubgroupMatrix choose_f16_matrix(WGPUAdapter adapter) {
+  if (!wgpuAdapterHasFeature(adapter, dawn::kSubgroupMatrix)) return {};
+  WGPUAdapterPropertiesSubgroupMatrixConfigs configs =
+      WGPU_ADAPTER_PROPERTIES_SUBGROUP_MATRIX_CONFIGS_INIT;
+  WGPUAdapterInfo info = WGPU_ADAPTER_INFO_INIT;
+  info.nextInChain = &configs.chain;
+  if (wgpuAdapterGetInfo(adapter, &info) != WGPUStatus_Success) return {};
+  SubgroupMatrix best;
+  auto tileable = [](uint32_t size) { return size == 8 || size == 16; };
+  for (size_t i = 0; i < configs.configCount; ++i) {
+    const WGPUSubgroupMatrixConfig& c = configs.configs[i];
+    if (static_cast<uint32_t>(c.componentType) != dawn::kComponentF16 ||
+        static_cast<uint32_t>(c.resultComponentType) != dawn::kComponentF32 || !tileable(c.M) ||
+        !tileable(c.N) || !tileable(c.K)) {
+      continue;
+    }
+    if (c.M * c.N * c.K > best.m * best.n * best.k) best = {c.M, c.N, c.K, info.subgroupMaxSize};
+  }
+  wgpuAdapterPropertiesSubgroupMatrixConfigsFreeMembers(configs);
+  wgpuAdapterInfoFreeMembers(info);
+  return best;
+}
+
+Limits summarize(const WGPULimits& raw, WGPUDevice device, const SubgroupMatrix& f16_matrix) {
   Limits limits;
   limits.max_storage_buffer_binding_size = raw.maxStorageBufferBindingSize;
   limits.max_buffer_size = raw.maxBufferSize;
@@ -146,14 +156,15 @@ Limits summarize(const WGPULimits& raw, WGPUDevice device) {
   limits.max_workgroup_size_x = raw.maxComputeWorkgroupSizeX;
   limits.max_workgroups_per_dimension = raw.maxComputeWorkgroupsPerDimension;
   limits.min_storage_buffer_offset_alignment = raw.minStorageBufferOffsetAlignment;
-  limits.shader_f16 = wgpuDeviceHasFeature(device, kShaderF16);
-  limits.timestamp_query = wgpuDeviceHasFeature(device, kTimestampQuery);
+  limits.shader_f16 = wgpuDeviceHasFeature(device, dawn::kShaderF16);
+  limits.timestamp_query = wgpuDeviceHasFeature(device, dawn::kTimestampQuery);
+  if (wgpuDeviceHasFeature(device, dawn::kSubgroupMatrix)) limits.f16_matrix = f16_matrix;
   return limits;
 }
 
 // The subgroup feature and the adapter's subgroup sizes.
 void add_subgroups(WGPUAdapter adapter, WGPUDevice device, Limits& limits) {
-  limits.subgroups = wgpuDeviceHasFeature(device, kSubgroups);
+  limits.subgroups = wgpuDeviceHasFeature(device, dawn::kSubgroups);
   if (!limits.subgroups) return;
   WGPUAdapterInfo info = WGPU_ADAPTER_INFO_INIT;
   wgpuAdapterGetInfo(adapter, &info);
@@ -162,25 +173,36 @@ void add_subgroups(WGPUAdapter adapter, WGPUDevice device, Limits& limits) {
   wgpuAdapterInfoFreeMembers(info);
 }
 
-WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter, ErrorSink* sink,
-                          std::string* why) {
+WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter, bool subgroup_matrix,
+                          ErrorSink* sink, std::string* why) {
   WGPULimits limits = WGPU_LIMITS_INIT;
   if (wgpuAdapterGetLimits(adapter, &limits) != WGPUStatus_Success) {
     *why += "the adapter did not report its limits; ";
     return nullptr;
   }
   std::vector<WGPUFeatureName> features;
-  for (WGPUFeatureName wanted : {kShaderF16, kTimestampQuery}) {
+  for (WGPUFeatureName wanted : {dawn::kShaderF16, dawn::kTimestampQuery, dawn::kSubgroups}) {
     if (wgpuAdapterHasFeature(adapter, wanted)) features.push_back(wanted);
   }
-  if (wgpuAdapterHasFeature(adapter, kSubgroups)) features.push_back(kSubgroups);
   WGPUDeviceDescriptor descriptor = WGPU_DEVICE_DESCRIPTOR_INIT;
-  // Dawn rounds timestamps to a coarse quantum unless told not to: profiles need the exact ones.
-  const char* exact_timestamps[] = {"timestamp_quantization"};
+  // Dawn's Vulkan backend compiles subgroup matrices only under the Vulkan memory model, which it
+  // uses on request.
+  const char* vulkan_memory_model = "use_vulkan_memory_model";
   WGPUDawnTogglesDescriptor toggles = WGPU_DAWN_TOGGLES_DESCRIPTOR_INIT;
-  toggles.disabledToggleCount = 1;
-  toggles.disabledToggles = exact_timestamps;
-  if (wgpuAdapterHasFeature(adapter, kTimestampQuery)) descriptor.nextInChain = &toggles.chain;
+  if (subgroup_matrix) {
+    features.push_back(dawn::kSubgroupMatrix);
+    toggles.enabledToggleCount = 1;
+    toggles.enabledToggles = &vulkan_memory_model;
+  }
+  // Dawn rounds timestamps to a coarse quantum unless told not to: profiles need the exact ones.
+  const char* exact_timestamps = "timestamp_quantization";
+  if (wgpuAdapterHasFeature(adapter, dawn::kTimestampQuery)) {
+    toggles.disabledToggleCount = 1;
+    toggles.disabledToggles = &exact_timestamps;
+  }
+  if (toggles.enabledToggleCount + toggles.disabledToggleCount > 0) {
+    descriptor.nextInChain = &toggles.chain;
+  }
   descriptor.requiredLimits = &limits;  // the adapter's full limits, not WebGPU's defaults
   descriptor.requiredFeatureCount = features.size();
   descriptor.requiredFeatures = features.data();
@@ -224,10 +246,18 @@ using Completion = std::function<void(std::string)>;
 // display per instance, and EGL displays are process-wide: an instance torn down while another
 // device still works terminates the display under it (seen as heap corruption when contexts were
 // created and destroyed on several threads). Callers hold the device-lifetime lock.
+//
+// Dawn lists its experimental features (subgroup matrices) only on an instance that allows unsafe
+// APIs; a device still gets only the features wgpt asks for by name.
 WGPUInstance shared_instance() {
   static WGPUInstance instance = [] {
     WGPUInstanceFeatureName timed_wait = WGPUInstanceFeatureName_TimedWaitAny;
+    const char* allow_unsafe_apis = "allow_unsafe_apis";
+    WGPUDawnTogglesDescriptor toggles = WGPU_DAWN_TOGGLES_DESCRIPTOR_INIT;
+    toggles.enabledToggleCount = 1;
+    toggles.enabledToggles = &allow_unsafe_apis;
     WGPUInstanceDescriptor descriptor = WGPU_INSTANCE_DESCRIPTOR_INIT;
+    descriptor.nextInChain = &toggles.chain;
     descriptor.requiredFeatureCount = 1;
     descriptor.requiredFeatures = &timed_wait;
     return wgpuCreateInstance(&descriptor);
@@ -235,7 +265,47 @@ WGPUInstance shared_instance() {
   return instance;
 }
 
+// Creates the device on `handles.adapter` (released on failure), with subgroup matrices when
+// `f16_matrix` is available, and describes both.
+void finish_device(DeviceHandles handles, const SubgroupMatrix& f16_matrix, ErrorSink* sink,
+                   const std::function<void(DeviceHandles, std::string)>& done) {
+  std::string why;
+  handles.device =
+      request_device(handles.instance, handles.adapter, f16_matrix.available(), sink, &why);
+  if (!handles.device) {
+    wgpuAdapterRelease(handles.adapter);
+    return done({}, "WebGPU: " + why.substr(0, why.size() - 2));
+  }
+  handles.queue = wgpuDeviceGetQueue(handles.device);
+  handles.info = describe(handles.adapter);
+  WGPULimits limits = WGPU_LIMITS_INIT;
+  wgpuDeviceGetLimits(handles.device, &limits);
+  handles.limits = summarize(limits, handles.device, f16_matrix);
+  add_subgroups(handles.adapter, handles.device, handles.limits);
+  done(std::move(handles), {});
+}
+
 }  // namespace
+
+void create_null_device(const SubgroupMatrix& f16_matrix, ErrorSink* sink,
+                        std::function<void(DeviceHandles, std::string)> done) {
+  DeviceHandles handles;
+  handles.instance = shared_instance();
+  WGPURequestAdapterOptions options = WGPU_REQUEST_ADAPTER_OPTIONS_INIT;
+  options.backendType = WGPUBackendType_Null;
+  WGPURequestAdapterCallbackInfo callback = WGPU_REQUEST_ADAPTER_CALLBACK_INFO_INIT;
+  callback.mode = WGPUCallbackMode_WaitAnyOnly;
+  callback.callback = [](WGPURequestAdapterStatus status, WGPUAdapter adapter, WGPUStringView,
+                         void* userdata, void*) {
+    if (status == WGPURequestAdapterStatus_Success) *static_cast<WGPUAdapter*>(userdata) = adapter;
+  };
+  callback.userdata1 = &handles.adapter;
+  wait_future(handles.instance, wgpuInstanceRequestAdapter(handles.instance, &options, callback));
+  if (!handles.adapter) return done({}, "WebGPU: this Dawn has no Null adapter");
+  // The Null adapter offers every feature but reports no subgroup-matrix configuration: the
+  // caller names the one to compile for.
+  finish_device(std::move(handles), f16_matrix, sink, done);
+}
 
 void create_device_async(Backend backend, ErrorSink* sink,
                          std::function<void(DeviceHandles, std::string)> done) {
@@ -267,18 +337,8 @@ void create_device_async(Backend backend, ErrorSink* sink,
   if (!handles.adapter) {
     return done({}, "no usable WebGPU adapter (" + why.substr(0, why.size() - 2) + ")");
   }
-  handles.device = request_device(handles.instance, handles.adapter, sink, &why);
-  if (!handles.device) {
-    wgpuAdapterRelease(handles.adapter);
-    return done({}, "WebGPU: " + why.substr(0, why.size() - 2));
-  }
-  handles.queue = wgpuDeviceGetQueue(handles.device);
-  handles.info = describe(handles.adapter);
-  WGPULimits limits = WGPU_LIMITS_INIT;
-  wgpuDeviceGetLimits(handles.device, &limits);
-  handles.limits = summarize(limits, handles.device);
-  add_subgroups(handles.adapter, handles.device, handles.limits);
-  done(std::move(handles), {});
+  const SubgroupMatrix f16_matrix = choose_f16_matrix(handles.adapter);
+  finish_device(std::move(handles), f16_matrix, sink, done);
 }
 
 void release_device(DeviceHandles& handles) {
@@ -327,6 +387,8 @@ std::string create_compute_pipeline(const DeviceHandles& handles, const std::str
 void dispatch_workgroups(WGPUComputePassEncoder pass, uint32_t x, uint32_t y, uint32_t z) {
   wgpuComputePassEncoderDispatchWorkgroups(pass, x, y, z);
 }
+
+void retain(WGPUBindGroup group) { wgpuBindGroupAddRef(group); }
 
 Waitable map_read_async(const DeviceHandles&, WGPUBuffer buffer, size_t size,
                         std::function<void(std::string)> done) {

@@ -189,6 +189,8 @@ void dispatch_workgroups(WGPUComputePassEncoder pass, uint32_t x, uint32_t y, ui
   wgpuComputePassEncoderDispatch(pass, x, y, z);
 }
 
+void retain(WGPUBindGroup group) { wgpuBindGroupReference(group); }
+
 Waitable map_read_async(const DeviceHandles&, WGPUBuffer buffer, size_t size,
                         std::function<void(std::string)> done) {
   wgpuBufferMapAsync(

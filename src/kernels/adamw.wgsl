@@ -1,9 +1,10 @@
 // One AdamW update in place, in PyTorch's order (torch.optim.AdamW, single-tensor form):
 //   param ·= 1 − lr · wd;  m ← m + (1 − β1)(g − m);  v ← β2 · v + (1 − β2) · g²;
 //   param −= step_size · m / (√v / √bc2 + eps), step_size = lr / bc1,
-// with the bias corrections bc1 = 1 − β1^t and bc2 = 1 − β2^t from the host. With clip > 0, g is
-// the gradient times min(1, clip / (‖g‖ + 1e-6)), the global norm ‖g‖ = √sum_of_squares[0]
-// computed on the device (no round trip to the host). One thread per element.
+// with the bias corrections bc1 = 1 − β1^t and bc2 = 1 − β2^t from the host. g is the stored
+// gradient divided by grad_scale (loss scaling); with clip > 0, also times
+// min(1, clip / (‖g‖ + 1e-6)), the global norm ‖g‖ = √sum_of_squares[0] / grad_scale computed on
+// the device (no round trip to the host). One thread per element.
 struct Params {
   n: u32,
   lr: f32,
@@ -14,6 +15,7 @@ struct Params {
   bias_correction1: f32,
   bias_correction2_sqrt: f32,
   clip: f32,
+  grad_scale: f32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -30,9 +32,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (i >= p.n) {
     return;
   }
-  var g = grad[i];
+  let unscale = 1.0 / p.grad_scale;
+  var g = grad[i] * unscale;
   if (p.clip > 0.0) {
-    g *= min(1.0, p.clip / (sqrt(sum_of_squares[0]) + 1e-6));
+    g *= min(1.0, p.clip / (sqrt(sum_of_squares[0]) * unscale + 1e-6));
   }
   let decayed = param[i] * (1.0 - p.lr * p.weight_decay);
   let m_new = m[i] + (1.0 - p.beta1) * (g - m[i]);

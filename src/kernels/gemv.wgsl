@@ -3,16 +3,18 @@
 // is read straight from global memory, no workgroup memory, no barriers. The k range is split
 // (split-k) so that a narrow output still fills the device: workgroup (x, y, z) covers columns
 // 64x.., split y / row_blocks, rows 4·(y % row_blocks).., batch z. With one split the epilogue
-// (scale, bias, column offset) is applied here; otherwise raw partial sums go to
-// c = partials [nsplit][batch][m][n] and gemv_reduce finishes. B is stored as f32, f16, bf16 or q4
-// (the DTYPE variants).
+// (lib/gemm_epilogue.wgsl: scale, bias, GELU, residual) and the column offset are applied here;
+// otherwise raw partial sums go to c = partials [nsplit][batch][m][n] and gemm_reduce finishes.
+// B is stored as f32, f16, bf16 or q4 (the DTYPE variants).
 //! variants DTYPE f32 f16 bf16 q4
 //! include "gemm_params.wgsl"
 @group(0) @binding(1) var<storage, read> a: array<f32>;
 @group(0) @binding(2) var<storage, read> b: array<b_word>;
 //! include "load1_{DTYPE}.wgsl" for b
 @group(0) @binding(3) var<storage, read> bias: array<f32>;  // A again when there is no bias
-@group(0) @binding(4) var<storage, read_write> c: array<f32>;
+@group(0) @binding(4) var<storage, read> residual: array<f32>;  // A again when unused
+@group(0) @binding(5) var<storage, read_write> c: array<f32>;
+//! include "gemm_epilogue.wgsl"
 
 fn load_a(batch: u32, row: u32, kk: u32) -> f32 {
   if (row >= p.m) {
@@ -55,11 +57,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let row = row0 + i;
     if (row < p.m) {
       if (p.nsplit == 1u) {
-        var value = acc[i] * p.scale;
-        if (p.has_bias != 0u) {
-          value += bias[col];
-        }
-        c[(batch * p.m + row) * p.out_row_stride + p.out_col_offset + col] = value;
+        let at = (batch * p.m + row) * p.out_row_stride + p.out_col_offset + col;
+        c[at] = finish(acc[i], col, at);
       } else {
         c[((split * p.batch + batch) * p.m + row) * p.n + col] = acc[i];
       }

@@ -1,16 +1,18 @@
-// C = scale · op(A) · op(B) + bias, batched: the tiled GEMM for m past the gemv range. B may be
-// stored as f32, f16, bf16 or q4 (the variants: matmul, matmul.f16, ...).
+// C = scale · op(A) · op(B) + bias, batched, then the epilogue (lib/gemm_epilogue.wgsl): the
+// tiled GEMM for m past the gemv range. B may be stored as f32, f16, bf16 or q4 (the variants:
+// matmul, matmul.f16, ...).
 //! variants DTYPE f32 f16 bf16 q4
-// Each workgroup (16×16 threads) computes a 64×64 block of C; each thread a 4×4 sub-block held in
-// four vec4 accumulators. k advances in tiles of 16 staged in workgroup memory, loaded so that
-// consecutive threads walk whichever axis is contiguous in memory (coalesced in every layout).
-// Grid (ceil(n/64), ceil(m/64), batch). Output element (b, row, col) lands at
-// b·m·out_row_stride + row·out_row_stride + out_col_offset + col: a column block of a wider matrix
-// (the chunked LM head).
+// Each workgroup (16×16 threads) computes a 64×64 block of C over one k split
+// (lib/gemm_output.wgsl); each thread a 4×4 sub-block held in four vec4 accumulators. k advances
+// in tiles of 16 staged in workgroup memory, loaded so that consecutive threads walk whichever
+// axis is contiguous in memory (coalesced in every layout).
+// Grid (ceil(n/64), ceil(m/64), batch · nsplit). k_per_split is a multiple of 16.
 //! include "gemm_params.wgsl"
 //! include "gemm_scalar_operands.wgsl"
 @group(0) @binding(3) var<storage, read> bias: array<f32>;  // A again when there is no bias
-@group(0) @binding(4) var<storage, read_write> c: array<f32>;
+@group(0) @binding(4) var<storage, read> residual: array<f32>;  // A again when unused
+@group(0) @binding(5) var<storage, read_write> c: array<f32>;
+//! include "gemm_output.wgsl"
 
 const TILE: u32 = 64u;
 const TILE_K: u32 = 16u;
@@ -23,11 +25,12 @@ var<workgroup> b_tile: array<f32, 1024>;  // [TILE_K][TILE cols]
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(local_invocation_index) index: u32) {
-  let batch = wid.z;
+  let split = split_of(wid.z);
+  let batch = split.batch;
   let row0 = wid.y * TILE;
   let col0 = wid.x * TILE;
   var acc: array<vec4<f32>, 4>;
-  for (var k0 = 0u; k0 < p.k; k0 += TILE_K) {
+  for (var k0 = split.k_begin; k0 < split.k_end; k0 += TILE_K) {
     for (var e = 0u; e < 4u; e++) {
       let flat = e * 256u + index;
       // (row, kk) of the A tile and (kk, col) of the B tile this thread stages.
@@ -37,14 +40,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         ar = flat % TILE;
         ak = flat / TILE;
       }
-      a_tile[ar * A_STRIDE + ak] = load_a(batch, row0 + ar, k0 + ak);
+      a_tile[ar * A_STRIDE + ak] = load_a(batch, row0 + ar, k0 + ak, split.k_end);
       var bk = flat / TILE;
       var bc = flat % TILE;
       if (p.trans_b != 0u) {
         bk = flat % TILE_K;
         bc = flat / TILE_K;
       }
-      b_tile[bk * TILE + bc] = load_b(batch, k0 + bk, col0 + bc);
+      b_tile[bk * TILE + bc] = load_b(batch, k0 + bk, col0 + bc, split.k_end);
     }
     workgroupBarrier();
     for (var kk = 0u; kk < TILE_K; kk++) {
@@ -57,16 +60,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     workgroupBarrier();
   }
   for (var i = 0u; i < 4u; i++) {
-    let row = row0 + lid.y * 4u + i;
     for (var j = 0u; j < 4u; j++) {
-      let col = col0 + lid.x * 4u + j;
-      if (row < p.m && col < p.n) {
-        var value = acc[i][j] * p.scale;
-        if (p.has_bias != 0u) {
-          value += bias[col];
-        }
-        c[(batch * p.m + row) * p.out_row_stride + p.out_col_offset + col] = value;
-      }
+      store_sum(split, row0 + lid.y * 4u + i, col0 + lid.x * 4u + j, acc[i][j]);
     }
   }
 }

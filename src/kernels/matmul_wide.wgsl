@@ -18,14 +18,14 @@ fn slot(flat: u32, k_contiguous: bool) -> vec2<u32> {
   return vec2<u32>(flat % TILE, flat / TILE);
 }
 
-fn fetch(batch: u32, row0: u32, col0: u32, k0: u32, index: u32) -> Fetched {
+fn fetch(batch: u32, row0: u32, col0: u32, k0: u32, k_end: u32, index: u32) -> Fetched {
   var f: Fetched;
   for (var e = 0u; e < 4u; e++) {
     let flat = e * 256u + index;
     let sa = slot(flat, p.trans_a == 0u);
-    f.a[e] = load_a(batch, row0 + sa.x, k0 + sa.y);
+    f.a[e] = load_a(batch, row0 + sa.x, k0 + sa.y, k_end);
     let sb = slot(flat, p.trans_b != 0u);
-    f.b[e] = load_b(batch, k0 + sb.y, col0 + sb.x);
+    f.b[e] = load_b(batch, k0 + sb.y, col0 + sb.x, k_end);
   }
   return f;
 }

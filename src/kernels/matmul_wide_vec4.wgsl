@@ -14,31 +14,31 @@
 @group(0) @binding(2) var<storage, read> b: array<b_word>;
 //! include "load8_{DTYPE}.wgsl" for b
 
-fn fetch(batch: u32, row0: u32, col0: u32, k0: u32, index: u32) -> Fetched {
+fn fetch(batch: u32, row0: u32, col0: u32, k0: u32, k_end: u32, index: u32) -> Fetched {
   var f: Fetched;
   if (p.trans_a == 0u) {
     let row = row0 + index / 2u;
     let kk = k0 + (index % 2u) * 4u;
-    if (row < p.m && kk < p.k) {
+    if (row < p.m && kk < k_end) {
       f.a = a[(batch * p.a_batch_stride + row * p.k + kk) / 4u];
     }
   } else {
     let kk = k0 + index / 32u;
     let row = row0 + (index % 32u) * 4u;
-    if (kk < p.k && row < p.m) {
+    if (kk < k_end && row < p.m) {
       f.a = a[(batch * p.a_batch_stride + kk * p.m + row) / 4u];
     }
   }
   if (p.trans_b != 0u) {
     let col = col0 + index / 2u;
     let kk = k0 + (index % 2u) * 4u;
-    if (col < p.n && kk < p.k) {
+    if (col < p.n && kk < k_end) {
       f.b = b_at4((batch * p.b_batch_stride + col * p.k + kk) / 4u);
     }
   } else {
     let kk = k0 + index / 32u;
     let col = col0 + (index % 32u) * 4u;
-    if (kk < p.k && col < p.n) {
+    if (kk < k_end && col < p.n) {
       f.b = b_at4((batch * p.b_batch_stride + kk * p.n + col) / 4u);
     }
   }

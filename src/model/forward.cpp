@@ -38,59 +38,101 @@ Tensor Model::run_body(std::span<const uint32_t> ids, KvCache& cache, ForwardOut
   if (context_) scope.emplace(*context_);
 
   Tensor tokens = Tensor::from_u32(std::vector<uint32_t>(ids.begin(), ids.end()), {t});
-  if (context_) tokens = tokens.to_gpu(context_);
-  Tensor x = ops::embedding(tokens, weights_.token_embedding, weights_.position_embedding, position);
+  if (context_) {
+    // Into a pooled buffer (written before anything of this pass is recorded), not a fresh upload:
+    // a prompt of the same length then binds the same buffers as the last one, and every bind
+    // group of the pass comes from the context's cache.
+    Tensor pooled = Tensor::empty_gpu(context_, {t}, DType::u32);
+    context_->write(pooled.buffer(), pooled.offset() * sizeof(uint32_t),
+                    std::as_bytes(tokens.u32s()));
+    tokens = pooled;
+  }
+  Tensor x =
+      ops::embedding(tokens, weights_.token_embedding, weights_.position_embedding, position);
   if (options.capture_hidden) capture->hidden.push_back(x);
 
-  // The probe's detail hooks: references to tensors the pass computes anyway, so probing never
-  // changes the arithmetic. Names follow TransformerLens (the table in include/wgpt/probe.h).
-  auto detail = [&](size_t layer, const char* hook, const Tensor& tensor) {
-    if (layer < options.detail_layers) {
-      capture->detail.push_back({"blocks." + std::to_string(layer) + "." + hook, tensor});
-    }
-  };
-  const float eps = config_.layer_norm_epsilon;
-  const float attention_scale = 1.0f / std::sqrt(static_cast<float>(config_.head_dim()));
   for (size_t layer = 0; layer < config_.n_layer; ++layer) {
-    const LayerWeights& w = weights_.layers[layer];
-    detail(layer, "hook_resid_pre", x);
-    Tensor h = ops::layernorm(x, w.ln1_gamma, w.ln1_beta, eps);
-    detail(layer, "ln1.hook_normalized", h);
-    ops::Heads heads =
-        ops::split_heads(ops::matmul(h, w.qkv_weight, {.bias = w.qkv_bias}), config_.n_head);
-    detail(layer, "attn.hook_q", heads.q);
-    detail(layer, "attn.hook_k", heads.k);
-    detail(layer, "attn.hook_v", heads.v);
-    ops::kv_append(cache.keys[layer], heads.k, position);
-    ops::kv_append(cache.values[layer], heads.v, position);
-    Tensor scores = ops::attention_scores(heads.q, cache.keys[layer], position + t, attention_scale);
-    detail(layer, "attn.hook_attn_scores", scores);
-    Tensor probs = ops::causal_softmax(scores, position);
-    if (options.capture_attention) capture->attention.push_back(probs);
-    Tensor z = ops::attention_values(probs, cache.values[layer]);
-    detail(layer, "attn.hook_z", z);
-    Tensor attention_out =
-        ops::matmul(ops::merge_heads(z), w.attn_proj_weight, {.bias = w.attn_proj_bias});
-    detail(layer, "hook_attn_out", attention_out);
-    x = ops::add(x, attention_out);
-    detail(layer, "hook_resid_mid", x);
-
-    Tensor h2 = ops::layernorm(x, w.ln2_gamma, w.ln2_beta, eps);
-    detail(layer, "ln2.hook_normalized", h2);
-    Tensor hidden = ops::gelu(ops::matmul(h2, w.fc_weight, {.bias = w.fc_bias}));
-    detail(layer, "mlp.hook_post", hidden);
-    Tensor mlp_out = ops::matmul(hidden, w.mlp_proj_weight, {.bias = w.mlp_proj_bias});
-    detail(layer, "hook_mlp_out", mlp_out);
-    x = ops::add(x, mlp_out);
-    detail(layer, "hook_resid_post", x);
+    const bool detailed = options.capture_attention || layer < options.detail_layers ||
+                          !ops::causal_attention_supported(cache.keys[layer]);
+    x = detailed ? run_block(layer, x, cache, position, capture, options)
+                 : run_fused_block(layer, x, cache, position);
     // HF reports the last block's output after the final LayerNorm instead (below).
     if (options.capture_hidden && layer + 1 < config_.n_layer) capture->hidden.push_back(x);
   }
-  Tensor out = ops::layernorm(x, weights_.final_gamma, weights_.final_beta, eps);
+  Tensor out =
+      ops::layernorm(x, weights_.final_gamma, weights_.final_beta, config_.layer_norm_epsilon);
   if (options.capture_hidden) capture->hidden.push_back(out);
   if (options.detail_layers > 0) capture->detail.push_back({"ln_final.hook_normalized", out});
   cache.length_ += t;
   return out;
+}
+
+Tensor Model::run_fused_block(size_t layer, const Tensor& x, KvCache& cache,
+                              size_t position) const {
+  const LayerWeights& w = weights_.layers[layer];
+  const float eps = config_.layer_norm_epsilon;
+  const float attention_scale = 1.0f / std::sqrt(static_cast<float>(config_.head_dim()));
+  const ops::Precision precision = precision_;
+  Tensor qkv = ops::matmul(ops::layernorm(x, w.ln1_gamma, w.ln1_beta, eps), w.qkv_weight,
+                           {.bias = w.qkv_bias, .precision = precision});
+  ops::kv_store(qkv, cache.keys[layer], cache.values[layer], position);
+  Tensor attention =
+      ops::causal_attention(qkv, cache.keys[layer], cache.values[layer], position, attention_scale);
+  Tensor mid = ops::matmul(attention, w.attn_proj_weight,
+                           {.bias = w.attn_proj_bias, .residual = x, .precision = precision});
+  Tensor hidden = ops::matmul(ops::layernorm(mid, w.ln2_gamma, w.ln2_beta, eps), w.fc_weight,
+                              {.bias = w.fc_bias, .gelu = true, .precision = precision});
+  return ops::matmul(hidden, w.mlp_proj_weight,
+                     {.bias = w.mlp_proj_bias, .residual = mid, .precision = precision});
+}
+
+Tensor Model::run_block(size_t layer, const Tensor& block_input, KvCache& cache, size_t position,
+                        ForwardOutput* capture, const ForwardOptions& options) const {
+  // The probe's detail hooks: references to tensors the pass computes anyway, so probing never
+  // changes the arithmetic. Names follow TransformerLens (the table in include/wgpt/probe.h).
+  auto detail = [&](const char* hook, const Tensor& tensor) {
+    if (layer < options.detail_layers) {
+      capture->detail.push_back({"blocks." + std::to_string(layer) + "." + hook, tensor});
+    }
+  };
+  const LayerWeights& w = weights_.layers[layer];
+  const float eps = config_.layer_norm_epsilon;
+  const float attention_scale = 1.0f / std::sqrt(static_cast<float>(config_.head_dim()));
+  const size_t t = block_input.dim(0);
+  const ops::Precision precision = precision_;
+  Tensor x = block_input;
+  detail("hook_resid_pre", x);
+  Tensor h = ops::layernorm(x, w.ln1_gamma, w.ln1_beta, eps);
+  detail("ln1.hook_normalized", h);
+  ops::Heads heads = ops::split_heads(
+      ops::matmul(h, w.qkv_weight, {.bias = w.qkv_bias, .precision = precision}), config_.n_head);
+  detail("attn.hook_q", heads.q);
+  detail("attn.hook_k", heads.k);
+  detail("attn.hook_v", heads.v);
+  ops::kv_append(cache.keys[layer], heads.k, position);
+  ops::kv_append(cache.values[layer], heads.v, position);
+  Tensor scores = ops::attention_scores(heads.q, cache.keys[layer], position + t, attention_scale);
+  detail("attn.hook_attn_scores", scores);
+  Tensor probs = ops::causal_softmax(scores, position);
+  if (options.capture_attention) capture->attention.push_back(probs);
+  Tensor z = ops::attention_values(probs, cache.values[layer]);
+  detail("attn.hook_z", z);
+  Tensor attention_out = ops::matmul(ops::merge_heads(z), w.attn_proj_weight,
+                                     {.bias = w.attn_proj_bias, .precision = precision});
+  detail("hook_attn_out", attention_out);
+  x = ops::add(x, attention_out);
+  detail("hook_resid_mid", x);
+  Tensor h2 = ops::layernorm(x, w.ln2_gamma, w.ln2_beta, eps);
+  detail("ln2.hook_normalized", h2);
+  Tensor hidden =
+      ops::gelu(ops::matmul(h2, w.fc_weight, {.bias = w.fc_bias, .precision = precision}));
+  detail("mlp.hook_post", hidden);
+  Tensor mlp_out =
+      ops::matmul(hidden, w.mlp_proj_weight, {.bias = w.mlp_proj_bias, .precision = precision});
+  detail("hook_mlp_out", mlp_out);
+  x = ops::add(x, mlp_out);
+  detail("hook_resid_post", x);
+  return x;
 }
 
 Tensor Model::body(std::span<const uint32_t> ids, KvCache& cache) const {

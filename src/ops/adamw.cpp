@@ -11,10 +11,12 @@ namespace {
 
 constexpr std::string_view kOp = "adamw";
 
-// The clipping factor of the gradients, as the kernel computes it (in f32).
-float clip_factor(float clip, float sum_of_squares) {
-  if (clip <= 0.0f) return 1.0f;
-  return std::min(1.0f, clip / (std::sqrt(sum_of_squares) + 1e-6f));
+// The factor that turns a stored gradient into the one the update uses: loss scaling divided out,
+// then clipping by the global norm, as the kernel computes it (in f32).
+float gradient_factor(float clip, float grad_scale, float sum_of_squares) {
+  const float unscale = 1.0f / grad_scale;
+  if (clip <= 0.0f) return unscale;
+  return unscale * std::min(1.0f, clip / (std::sqrt(sum_of_squares) * unscale + 1e-6f));
 }
 
 }  // namespace
@@ -32,13 +34,15 @@ void adamw_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
                           grad_sum_of_squares.describe());
   }
   if (options.step == 0) detail::fail(kOp, "steps count from 1");
+  if (!(options.grad_scale > 0.0f)) detail::fail(kOp, "the gradient scale must be positive");
   const auto& context = detail::common_context(kOp, tensors);
   const double t = static_cast<double>(options.step);
   const float bias_correction1 = static_cast<float>(1.0 - std::pow(options.beta1, t));
   const float bias_correction2_sqrt =
       static_cast<float>(std::sqrt(1.0 - std::pow(options.beta2, t)));
   if (!context) {
-    const float scale = clip_factor(options.clip, grad_sum_of_squares.floats()[0]);
+    const float scale =
+        gradient_factor(options.clip, options.grad_scale, grad_sum_of_squares.floats()[0]);
     auto p = param.floats(), g_in = grad.floats(), m_io = m.floats(), v_io = v.floats();
     const float step_size = options.lr / bias_correction1;
     for (size_t i = 0; i < p.size(); ++i) {
@@ -50,12 +54,12 @@ void adamw_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
              step_size * m_io[i] / (std::sqrt(v_io[i]) / bias_correction2_sqrt + options.eps);
     }
   } else if (param.numel() > 0) {
-    std::array<uint32_t, 9> params = {
+    std::array<uint32_t, 10> params = {
         detail::word(kOp, param.numel()),     detail::float_word(options.lr),
         detail::float_word(options.beta1),    detail::float_word(options.beta2),
         detail::float_word(options.eps),      detail::float_word(options.weight_decay),
         detail::float_word(bias_correction1), detail::float_word(bias_correction2_sqrt),
-        detail::float_word(options.clip)};
+        detail::float_word(options.clip),     detail::float_word(options.grad_scale)};
     context->dispatch(kOp, params,
                       detail::Bindings(kOp, {grad, grad_sum_of_squares}, {param, m, v}).ranges(),
                       detail::linear_grid(kOp, *context, param.numel()));

@@ -34,7 +34,7 @@ Tensor attention_scores(const Tensor& q, const Tensor& k_cache, size_t kv_len, f
                         .out_row_stride = kv_len};
   Shape out_shape{n_head, t, kv_len};
   Tensor out = detail::new_output(q, out_shape);
-  detail::gemm(kOp, geometry, q, k_cache, std::nullopt, out);
+  detail::gemm(kOp, geometry, q, k_cache, {}, out);
   return out;
 }
 

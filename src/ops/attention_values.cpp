@@ -33,7 +33,7 @@ Tensor attention_values(const Tensor& probs, const Tensor& v_cache) {
                         .out_row_stride = head_dim};
   Shape out_shape{n_head, t, head_dim};
   Tensor out = detail::new_output(probs, out_shape);
-  detail::gemm(kOp, geometry, probs, v_cache, std::nullopt, out);
+  detail::gemm(kOp, geometry, probs, v_cache, {}, out);
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "ops/kernel_call.h"
 #include "ops/op_support.h"
@@ -26,6 +27,13 @@ constexpr size_t kMinSplitDepth = 32;
 // (24 blocks) 4.1 against 5.1; scalar, 72 blocks 10.6 against 11.2, 108 blocks 17.7 against 13.8.
 constexpr size_t kWideVec4MinBlocks = 32;
 constexpr size_t kWideMinBlocks = 96;
+// The tensor-core kernels take 128×128 blocks once a product has one per multiprocessor of an
+// H200, else 64×64 blocks (four times as many workgroups).
+constexpr size_t kTensorWideMinBlocks = 132;
+// Split-k: a tiled product with fewer blocks than this splits k until it has about as many
+// workgroups (two per multiprocessor of an H200), each split at least kMinTiledSplitDepth deep.
+constexpr size_t kTiledTargetWorkgroups = 264;
+constexpr size_t kMinTiledSplitDepth = 256;
 
 size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
@@ -35,7 +43,7 @@ size_t extent(size_t batch, size_t batch_stride, size_t rows, size_t cols) {
 }
 
 void validate(std::string_view op, const Gemm& g, const Tensor& a, const Tensor& b,
-              const std::optional<Tensor>& bias, const Tensor& out) {
+              const GemmEpilogue& epilogue, const Tensor& out) {
   require_dtype(op, "a", a, DType::f32);
   if (b.dtype() != DType::f32 && !is_packed(b.dtype())) {
     fail(op, "b must be f32, f16, bf16 or q4, got " + b.describe());
@@ -47,22 +55,37 @@ void validate(std::string_view op, const Gemm& g, const Tensor& a, const Tensor&
     fail(op, "empty product: batch " + std::to_string(g.batch) + ", m " + std::to_string(g.m) +
                  ", k " + std::to_string(g.k) + ", n " + std::to_string(g.n));
   }
+  const size_t out_extent = g.batch * g.m * g.out_row_stride;
   if (a.numel() < extent(g.batch, g.a_batch_stride, g.m, g.k) ||
-      b.numel() < extent(g.batch, g.b_batch_stride, g.k, g.n) ||
-      out.numel() < g.batch * g.m * g.out_row_stride || g.out_col_offset + g.n > g.out_row_stride) {
+      b.numel() < extent(g.batch, g.b_batch_stride, g.k, g.n) || out.numel() < out_extent ||
+      g.out_col_offset + g.n > g.out_row_stride) {
     fail(op, "operands " + a.describe() + ", " + b.describe() + " → " + out.describe() +
                  " do not fit the product's geometry");
   }
-  if (bias) {
-    require_dtype(op, "bias", *bias, DType::f32);
-    if (bias->shape() != Shape{g.n}) {
-      fail(op, "bias must be [" + std::to_string(g.n) + "], got " + bias->describe());
+  if (epilogue.bias) {
+    require_dtype(op, "bias", *epilogue.bias, DType::f32);
+    if (epilogue.bias->shape() != Shape{g.n}) {
+      fail(op, "bias must be [" + std::to_string(g.n) + "], got " + epilogue.bias->describe());
+    }
+  }
+  if (epilogue.residual) {
+    require_dtype(op, "residual", *epilogue.residual, DType::f32);
+    if (epilogue.residual->numel() != out.numel()) {
+      fail(op, "residual " + epilogue.residual->describe() + " must have the output's shape " +
+                   out.describe());
     }
   }
 }
 
-void gemm_cpu(const Gemm& g, std::span<const float> a, std::span<const float> b, const float* bias,
-              std::span<float> out) {
+float gelu_tanh(float x) {
+  const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+  return 0.5f * x * (1.0f + std::tanh(u));
+}
+
+void gemm_cpu(const Gemm& g, std::span<const float> a, std::span<const float> b,
+              const GemmEpilogue& epilogue, std::span<float> out) {
+  const float* bias = epilogue.bias ? epilogue.bias->floats().data() : nullptr;
+  const float* residual = epilogue.residual ? epilogue.residual->floats().data() : nullptr;
   for (size_t batch = 0; batch < g.batch; ++batch) {
     const float* a_batch = a.data() + batch * g.a_batch_stride;
     const float* b_batch = b.data() + batch * g.b_batch_stride;
@@ -75,16 +98,37 @@ void gemm_cpu(const Gemm& g, std::span<const float> a, std::span<const float> b,
           sum += static_cast<double>(a_value) * b_value;
         }
         float value = static_cast<float>(sum) * g.scale + (bias ? bias[col] : 0.0f);
-        out[(batch * g.m + row) * g.out_row_stride + g.out_col_offset + col] = value;
+        if (epilogue.gelu) value = gelu_tanh(value);
+        const size_t at = (batch * g.m + row) * g.out_row_stride + g.out_col_offset + col;
+        out[at] = value + (residual ? residual[at] : 0.0f);
       }
     }
   }
 }
 
+// lib/gemm_epilogue.wgsl's bits.
+constexpr uint32_t kEpilogueGelu = 1;
+constexpr uint32_t kEpilogueResidual = 2;
+
+// The f16 bits of an operand scale: a power of two that f16 represents as a normal number.
+uint32_t half_bits(std::string_view op, float power_of_two) {
+  int exponent = 0;
+  const float mantissa = std::frexp(power_of_two, &exponent);  // power_of_two = 0.5 · 2^exponent
+  if (mantissa != 0.5f || exponent - 1 < -14 || exponent - 1 > 15) {
+    fail(op, "an operand scale must be a power of two in [2^-14, 2^15], got " +
+                 std::to_string(power_of_two));
+  }
+  return static_cast<uint32_t>(exponent - 1 + 15) << 10;
+}
+
 // The parameter block every GEMM kernel shares (lib/gemm_params.wgsl), as `Kernel` declares it.
+// The operand scales go in as f16 (exact for the powers of two they are), their product divided
+// out of the scale.
 template <class Kernel>
-typename Kernel::Params params(std::string_view op, const Gemm& g, bool has_bias, size_t nsplit,
-                               size_t k_per_split) {
+typename Kernel::Params params(std::string_view op, const Gemm& g, const GemmEpilogue& epilogue,
+                               size_t nsplit, size_t k_per_split) {
+  const uint32_t operand_scales =
+      half_bits(op, g.a_operand_scale) | half_bits(op, g.b_operand_scale) << 16;
   return {.m = word(op, g.m),
           .k = word(op, g.k),
           .n = word(op, g.n),
@@ -93,12 +137,15 @@ typename Kernel::Params params(std::string_view op, const Gemm& g, bool has_bias
           .b_batch_stride = word(op, g.b_batch_stride),
           .trans_a = g.trans_a ? 1u : 0u,
           .trans_b = g.trans_b ? 1u : 0u,
-          .has_bias = has_bias ? 1u : 0u,
-          .scale = g.scale,
+          .has_bias = epilogue.bias ? 1u : 0u,
+          .scale = g.scale / (g.a_operand_scale * g.b_operand_scale),
           .out_col_offset = word(op, g.out_col_offset),
           .out_row_stride = word(op, g.out_row_stride),
           .nsplit = word(op, nsplit),
-          .k_per_split = word(op, k_per_split)};
+          .k_per_split = word(op, k_per_split),
+          .epilogue =
+              (epilogue.gelu ? kEpilogueGelu : 0u) | (epilogue.residual ? kEpilogueResidual : 0u),
+          .operand_scales = operand_scales};
 }
 
 void require_grid(std::string_view op, const gpu::Context& context, gpu::Workgroups grid) {
@@ -109,14 +156,36 @@ void require_grid(std::string_view op, const gpu::Context& context, gpu::Workgro
   }
 }
 
-// The square block of C a workgroup of the tiled kernels computes.
-constexpr size_t kTile = 64;       // matmul.wgsl
-constexpr size_t kWideTile = 128;  // matmul_wide.wgsl, matmul_wide_vec4.wgsl
+// A tiled GEMM kernel: the square block of C one workgroup computes and the k tile it steps by.
+struct TiledKernel {
+  GemmKernel kernel;
+  std::string_view name;
+  size_t tile;
+  size_t k_tile;
+};
+constexpr std::array<TiledKernel, 7> kTiledKernels = {{
+    {GemmKernel::tiled, "matmul", 64, 16},
+    {GemmKernel::wide, "matmul_wide", 128, 8},
+    {GemmKernel::wide_vec4, "matmul_wide_vec4", 128, 8},
+    {GemmKernel::tensor_64, "matmul_tensor_64", 64, 32},
+    {GemmKernel::tensor_64_vec4, "matmul_tensor_64_vec4", 64, 32},
+    {GemmKernel::tensor, "matmul_tensor", 128, 32},
+    {GemmKernel::tensor_vec4, "matmul_tensor_vec4", 128, 32},
+}};
 
-// Whether matmul_wide_vec4.wgsl can read both operands as vec4s: every contiguous row (k, or m
-// for a transposed A; n, or k for a transposed B) and both batch strides are multiples of 4
-// floats (8 elements for a packed B, whose words hold 8), and bindings start 16-byte aligned (they
-// start at multiples of the device's storage offset alignment).
+const TiledKernel& tiled_kernel(GemmKernel kernel) {
+  return *std::find_if(kTiledKernels.begin(), kTiledKernels.end(),
+                       [&](const TiledKernel& k) { return k.kernel == kernel; });
+}
+
+size_t blocks(const Gemm& g, size_t tile) {
+  return ceil_div(g.m, tile) * ceil_div(g.n, tile) * g.batch;
+}
+
+// Whether the *_vec4 kernels can read both operands as vec4s: every contiguous row (k, or m for a
+// transposed A; n, or k for a transposed B) and both batch strides are multiples of 4 floats (8
+// elements for a packed B, whose words hold 8), and bindings start 16-byte aligned (they start at
+// multiples of the device's storage offset alignment).
 bool vec4_operands(const Gemm& g, size_t storage_offset_alignment) {
   size_t a_row = g.trans_a ? g.m : g.k;
   size_t b_row = g.trans_b ? g.k : g.n;
@@ -125,91 +194,146 @@ bool vec4_operands(const Gemm& g, size_t storage_offset_alignment) {
          g.b_batch_stride % b_multiple == 0 && storage_offset_alignment % 16 == 0;
 }
 
-template <class Kernel>
-void gemm_tiled(std::string_view op, size_t tile, const Gemm& g, const Tensor& a, const Tensor& b,
-                const std::optional<Tensor>& bias, const Tensor& out) {
-  auto& context = *a.context();
-  gpu::Workgroups grid{word(op, ceil_div(g.n, tile)), word(op, ceil_div(g.m, tile)),
-                       word(op, g.batch)};
-  require_grid(op, context, grid);
-  Bindings bound(op, {a, b, bias.value_or(a)}, {out});
-  const auto& r = bound.ranges();
-  dispatch<Kernel>(context, {.weights = b.dtype()}, params<Kernel>(op, g, bias.has_value(), 1, g.k),
-                   {r[0], r[1], r[2], r[3]}, grid);
+// Whether the device runs the 128×128 tensor-core kernels: 8 subgroups, and in workgroup memory
+// lib/matmul_tensor_block.wgsl's f16 tiles of A (128 × 40) and B (32 × 136) plus one f32 result
+// matrix per subgroup (27 KiB with 16 × 16 matrices: more than WebGPU's default 16 KiB).
+bool runs_wide_tensor_kernels(const gpu::Limits& limits) {
+  const gpu::SubgroupMatrix& matrix = limits.f16_matrix;
+  const size_t storage = 2 * (128 * 40 + 32 * 136) + 8 * 4 * matrix.m * matrix.n;
+  return storage <= limits.max_workgroup_storage_bytes &&
+         8 * matrix.subgroup_size <= limits.max_invocations_per_workgroup;
 }
 
-void gemm_vector(std::string_view op, const Gemm& g, const Tensor& a, const Tensor& b,
-                 const std::optional<Tensor>& bias, const Tensor& out) {
+GemmKernel tiled_choice(const Gemm& g, const gpu::Limits& limits) {
+  const bool vec4 = vec4_operands(g, limits.min_storage_buffer_offset_alignment);
+  // The tensor-core kernels read B as f32: packed weights take the f32 kernels' DTYPE variants.
+  if (g.precision == Precision::mixed && limits.f16_matrix.available() && g.b_dtype == DType::f32) {
+    if (blocks(g, 128) >= kTensorWideMinBlocks && runs_wide_tensor_kernels(limits)) {
+      return vec4 ? GemmKernel::tensor_vec4 : GemmKernel::tensor;
+    }
+    return vec4 ? GemmKernel::tensor_64_vec4 : GemmKernel::tensor_64;
+  }
+  if (vec4) return blocks(g, 128) >= kWideVec4MinBlocks ? GemmKernel::wide_vec4 : GemmKernel::tiled;
+  return blocks(g, 128) >= kWideMinBlocks ? GemmKernel::wide : GemmKernel::tiled;
+}
+
+// Sums the splits' partial sums [nsplit][batch][m][n] and applies the epilogue (gemm_reduce.wgsl).
+void reduce_splits(std::string_view op, const GemmChoice& choice, const Gemm& g,
+                   const GemmEpilogue& epilogue, const Tensor& partials, const Tensor& out) {
+  auto& context = *partials.context();
+  Bindings bound(op,
+                 {partials, epilogue.bias.value_or(partials), epilogue.residual.value_or(partials)},
+                 {out});
+  const auto& r = bound.ranges();
+  dispatch<kernels::gemm_reduce>(
+      context, {}, params<kernels::gemm_reduce>(op, g, epilogue, choice.splits, choice.k_per_split),
+      {r[0], r[1], r[2], r[3]}, linear_grid(op, context, g.batch * g.m * g.n));
+}
+
+// Runs `Kernel` (the variant for B's dtype) over `grid`: straight into `out` with one split, else
+// into partial sums that reduce_splits finishes.
+template <class Kernel>
+void run_product(std::string_view op, const GemmChoice& choice, const Gemm& g, const Tensor& a,
+                 const Tensor& b, const GemmEpilogue& epilogue, const Tensor& out,
+                 gpu::Workgroups grid) {
   auto& context = *a.context();
-  size_t row_blocks = ceil_div(g.m, 4);
-  size_t blocks = ceil_div(g.n, 64) * row_blocks * g.batch;
-  size_t max_splits = std::max<size_t>(1, g.k / kMinSplitDepth);
-  size_t wanted = std::clamp<size_t>(ceil_div(kGemvTargetWorkgroups, blocks), 1, max_splits);
-  size_t k_per_split = ceil_div(g.k, wanted);
-  size_t nsplit = ceil_div(g.k, k_per_split);  // no empty trailing split
-  gpu::Workgroups grid{word(op, ceil_div(g.n, 64)), word(op, nsplit * row_blocks),
-                       word(op, g.batch)};
   require_grid(op, context, grid);
-  const auto words = params<kernels::gemv>(op, g, bias.has_value(), nsplit, k_per_split);
-  const Variant variant{.weights = b.dtype()};
-  if (nsplit == 1) {
-    Bindings bound(op, {a, b, bias.value_or(a)}, {out});
+  const auto words = params<Kernel>(op, g, epilogue, choice.splits, choice.k_per_split);
+  const Variant variant{.weights = g.b_dtype};
+  if (choice.splits == 1) {
+    Bindings bound(op, {a, b, epilogue.bias.value_or(a), epilogue.residual.value_or(a)}, {out});
     const auto& r = bound.ranges();
-    dispatch<kernels::gemv>(context, variant, words, {r[0], r[1], r[2], r[3]}, grid);
+    dispatch<Kernel>(context, variant, words, {r[0], r[1], r[2], r[3], r[4]}, grid);
     return;
   }
-  Tensor partials = Tensor::empty_gpu(a.context(), {nsplit, g.batch, g.m, g.n});
+  Tensor partials = Tensor::empty_gpu(a.context(), {choice.splits, g.batch, g.m, g.n});
   {
-    Bindings bound(op, {a, b, a}, {partials});
+    Bindings bound(op, {a, b, a, a}, {partials});
     const auto& r = bound.ranges();
-    dispatch<kernels::gemv>(context, variant, words, {r[0], r[1], r[2], r[3]}, grid);
+    dispatch<Kernel>(context, variant, words, {r[0], r[1], r[2], r[3], r[4]}, grid);
   }
-  Bindings bound(op, {partials, bias.value_or(partials)}, {out});
-  const auto& r = bound.ranges();
-  dispatch<kernels::gemv_reduce>(
-      context, {}, params<kernels::gemv_reduce>(op, g, bias.has_value(), nsplit, k_per_split),
-      {r[0], r[1], r[2]}, linear_grid(op, context, g.batch * g.m * g.n));
+  reduce_splits(op, choice, g, epilogue, partials, out);
+}
+
+template <class Kernel>
+void gemm_tiled(std::string_view op, const GemmChoice& choice, const Gemm& g, const Tensor& a,
+                const Tensor& b, const GemmEpilogue& epilogue, const Tensor& out) {
+  const size_t tile = tiled_kernel(choice.kernel).tile;
+  run_product<Kernel>(op, choice, g, a, b, epilogue, out,
+                      {word(op, ceil_div(g.n, tile)), word(op, ceil_div(g.m, tile)),
+                       word(op, g.batch * choice.splits)});
+}
+
+// gemv's split of k: until about kGemvTargetWorkgroups workgroups are in flight, each split at
+// least kMinSplitDepth deep.
+GemmChoice vector_choice(const Gemm& g) {
+  const size_t blocks = ceil_div(g.n, 64) * ceil_div(g.m, 4) * g.batch;
+  const size_t max_splits = std::max<size_t>(1, g.k / kMinSplitDepth);
+  const size_t wanted = std::clamp<size_t>(ceil_div(kGemvTargetWorkgroups, blocks), 1, max_splits);
+  const size_t k_per_split = ceil_div(g.k, wanted);
+  return {GemmKernel::vector, ceil_div(g.k, k_per_split), k_per_split};  // no empty last split
+}
+
+void gemm_vector(std::string_view op, const GemmChoice& choice, const Gemm& g, const Tensor& a,
+                 const Tensor& b, const GemmEpilogue& epilogue, const Tensor& out) {
+  run_product<kernels::gemv>(
+      op, choice, g, a, b, epilogue, out,
+      {word(op, ceil_div(g.n, 64)), word(op, choice.splits * ceil_div(g.m, 4)), word(op, g.batch)});
 }
 
 }  // namespace
 
-GemmKernel gemm_kernel(const Gemm& g, size_t storage_offset_alignment) {
-  if (g.m <= kGemvMaxRows) return GemmKernel::vector;
-  size_t blocks = ceil_div(g.m, kWideTile) * ceil_div(g.n, kWideTile) * g.batch;
-  if (vec4_operands(g, storage_offset_alignment)) {
-    return blocks >= kWideVec4MinBlocks ? GemmKernel::wide_vec4 : GemmKernel::tiled;
-  }
-  return blocks >= kWideMinBlocks ? GemmKernel::wide : GemmKernel::tiled;
+std::string gemm_kernel_name(GemmKernel kernel, DType b_dtype) {
+  std::string name(kernel == GemmKernel::vector ? "gemv" : tiled_kernel(kernel).name);
+  if (b_dtype != DType::f32) name += std::string(".") + to_string(b_dtype);
+  return name;
+}
+
+GemmChoice gemm_kernel(const Gemm& g, const gpu::Limits& limits) {
+  if (g.m <= kGemvMaxRows) return vector_choice(g);
+  const TiledKernel& kernel = tiled_kernel(tiled_choice(g, limits));
+  const size_t max_splits = std::max<size_t>(1, g.k / kMinTiledSplitDepth);
+  const size_t wanted =
+      std::clamp<size_t>(ceil_div(kTiledTargetWorkgroups, blocks(g, kernel.tile)), 1, max_splits);
+  const size_t k_per_split = ceil_div(ceil_div(g.k, wanted), kernel.k_tile) * kernel.k_tile;
+  return {kernel.kernel, ceil_div(g.k, k_per_split), k_per_split};
 }
 
 void gemm(std::string_view op, const Gemm& product, const Tensor& a, const Tensor& b,
-          const std::optional<Tensor>& bias, const Tensor& out) {
+          const GemmEpilogue& epilogue, const Tensor& out) {
   Gemm geometry = product;
   geometry.b_dtype = b.dtype();
-  validate(op, geometry, a, b, bias, out);
-  const auto& context =
-      bias ? common_context(op, {&a, &b, &*bias, &out}) : common_context(op, {&a, &b, &out});
+  validate(op, geometry, a, b, epilogue, out);
+  std::vector<const Tensor*> tensors = {&a, &b, &out};
+  if (epilogue.bias) tensors.push_back(&*epilogue.bias);
+  if (epilogue.residual) tensors.push_back(&*epilogue.residual);
+  const auto& context = common_context(op, tensors);
   if (!context) {
     // The reference reads a packed B widened to f32, as the kernels do.
     const std::vector<float> widened = is_packed(b.dtype()) ? b.to_floats() : std::vector<float>{};
     const std::span<const float> b_values =
         is_packed(b.dtype()) ? std::span<const float>(widened) : std::span<const float>(b.floats());
-    gemm_cpu(geometry, a.floats(), b_values, bias ? bias->floats().data() : nullptr, out.floats());
+    gemm_cpu(geometry, a.floats(), b_values, epilogue, out.floats());
     return;
   }
-  switch (gemm_kernel(geometry, context->limits().min_storage_buffer_offset_alignment)) {
+  const GemmChoice choice = gemm_kernel(geometry, context->limits());
+  switch (choice.kernel) {
     case GemmKernel::vector:
-      gemm_vector(op, geometry, a, b, bias, out);
-      break;
+      return gemm_vector(op, choice, geometry, a, b, epilogue, out);
     case GemmKernel::tiled:
-      gemm_tiled<kernels::matmul>(op, kTile, geometry, a, b, bias, out);
-      break;
+      return gemm_tiled<kernels::matmul>(op, choice, geometry, a, b, epilogue, out);
     case GemmKernel::wide:
-      gemm_tiled<kernels::matmul_wide>(op, kWideTile, geometry, a, b, bias, out);
-      break;
+      return gemm_tiled<kernels::matmul_wide>(op, choice, geometry, a, b, epilogue, out);
     case GemmKernel::wide_vec4:
-      gemm_tiled<kernels::matmul_wide_vec4>(op, kWideTile, geometry, a, b, bias, out);
-      break;
+      return gemm_tiled<kernels::matmul_wide_vec4>(op, choice, geometry, a, b, epilogue, out);
+    case GemmKernel::tensor_64:
+      return gemm_tiled<kernels::matmul_tensor_64>(op, choice, geometry, a, b, epilogue, out);
+    case GemmKernel::tensor_64_vec4:
+      return gemm_tiled<kernels::matmul_tensor_64_vec4>(op, choice, geometry, a, b, epilogue, out);
+    case GemmKernel::tensor:
+      return gemm_tiled<kernels::matmul_tensor>(op, choice, geometry, a, b, epilogue, out);
+    case GemmKernel::tensor_vec4:
+      return gemm_tiled<kernels::matmul_tensor_vec4>(op, choice, geometry, a, b, epilogue, out);
   }
 }
 

@@ -13,6 +13,9 @@ constexpr std::string_view kOp = "matmul_backward";
 MatmulGrads matmul_backward(const Tensor& a, const Tensor& b, const Tensor& dy,
                             const MatmulOptions& options) {
   detail::require_dtype(kOp, "dy", dy, DType::f32);
+  if (options.gelu || options.residual) {
+    detail::fail(kOp, "the fused GELU and residual have no gradient here: record them as ops");
+  }
   if (a.rank() != b.rank()) {
     detail::fail(kOp, "a " + a.describe() + " and b " + b.describe() +
                           " must both be batched or both unbatched");
@@ -28,18 +31,21 @@ MatmulGrads matmul_backward(const Tensor& a, const Tensor& b, const Tensor& dy,
   }
   const float s = options.scale;
   const bool ta = options.transpose_a, tb = options.transpose_b;
+  const Precision precision = options.precision;
   MatmulGrads grads;
   // y = s·op(a)·op(b). For a stored as op(a) = a: da = s·dy·op(b)ᵀ; stored transposed:
   // da = s·op(b)·dyᵀ. Likewise db = s·op(a)ᵀ·dy, or s·dyᵀ·op(a) when b is stored transposed.
   if (!ta) {
-    grads.da = matmul(dy, b, {.transpose_b = !tb, .scale = s});
+    grads.da = matmul(dy, b, {.transpose_b = !tb, .scale = s, .precision = precision});
   } else {
-    grads.da = matmul(b, dy, {.transpose_a = tb, .transpose_b = true, .scale = s});
+    grads.da =
+        matmul(b, dy, {.transpose_a = tb, .transpose_b = true, .scale = s, .precision = precision});
   }
   if (!tb) {
-    grads.db = matmul(a, dy, {.transpose_a = !ta, .scale = s});
+    grads.db = matmul(a, dy, {.transpose_a = !ta, .scale = s, .precision = precision});
   } else {
-    grads.db = matmul(dy, a, {.transpose_a = true, .transpose_b = ta, .scale = s});
+    grads.db =
+        matmul(dy, a, {.transpose_a = true, .transpose_b = ta, .scale = s, .precision = precision});
   }
   if (options.bias) grads.dbias = sum_rows(dy.reshape({dy.numel() / n, n}));
   return grads;

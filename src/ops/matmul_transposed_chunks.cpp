@@ -37,7 +37,7 @@ Tensor matmul_transposed_chunks(const Tensor& a, const std::vector<Tensor>& b_ro
                           .scale = scale,
                           .out_col_offset = first_col,
                           .out_row_stride = n};
-    detail::gemm(kOp, geometry, a, chunk, std::nullopt, out);
+    detail::gemm(kOp, geometry, a, chunk, {}, out);
     first_col += chunk.dim(0);
   }
   return out;

@@ -53,6 +53,23 @@ void require_rank(std::string_view op, std::string_view role, const Tensor& tens
   }
 }
 
+QkvCaches check_qkv_caches(std::string_view op, const Tensor& qkv, const Tensor& k_cache,
+                           const Tensor& v_cache, size_t position) {
+  require_dtype(op, "qkv", qkv, DType::f32);
+  require_dtype(op, "k_cache", k_cache, DType::f32);
+  require_dtype(op, "v_cache", v_cache, DType::f32);
+  require_rank(op, "qkv", qkv, 2);
+  require_rank(op, "k_cache", k_cache, 3);
+  const QkvCaches g{qkv.dim(0), k_cache.dim(0), k_cache.dim(1), k_cache.dim(2),
+                    k_cache.dim(0) * k_cache.dim(2)};
+  if (qkv.dim(1) != 3 * g.c || v_cache.shape() != k_cache.shape() || g.t == 0 ||
+      position + g.t > g.n_ctx) {
+    fail(op, "qkv " + qkv.describe() + " at position " + std::to_string(position) +
+                 " does not fit caches " + k_cache.describe() + ", " + v_cache.describe());
+  }
+  return g;
+}
+
 const std::shared_ptr<gpu::Context>& common_context(std::string_view op,
                                                     const std::vector<const Tensor*>& tensors) {
   const Tensor& first = *tensors.front();

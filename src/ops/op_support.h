@@ -36,6 +36,15 @@ uint32_t word(std::string_view op, size_t value);
 // A float as a kernel parameter word (its bit pattern).
 uint32_t float_word(float value);
 
+// The geometry shared by a fused projection qkv [t, 3C] and the KV caches [n_head, n_ctx,
+// head_dim] of its layer (C = n_head · head_dim), checked: f32 throughout, caches of one shape,
+// rows [position, position + t) inside them. Throws naming `op` and the shapes otherwise.
+struct QkvCaches {
+  size_t t, n_head, n_ctx, head_dim, c;
+};
+QkvCaches check_qkv_caches(std::string_view op, const Tensor& qkv, const Tensor& k_cache,
+                           const Tensor& v_cache, size_t position);
+
 // Workgroups for `invocations` threads in groups of `group_size`, folded into y when the count
 // exceeds the device's per-dimension limit. Kernels rebuild the flat index as
 // (wid.y * num_workgroups.x + wid.x) * group_size + local_index and bounds-check it.

@@ -1,5 +1,10 @@
 #include "serve/generation_request.h"
 
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <map>
 #include <random>
 
 #include "serve/api_error.h"
@@ -49,17 +54,52 @@ ProbeRequest read_probe(RequestFields& fields) {
   return request;
 }
 
-// OpenAI fields whose work wgpt does not do yet: accepted at their neutral values only.
-void read_neutral_only(RequestFields& fields) {
-  for (const char* penalty : {"presence_penalty", "frequency_penalty"}) {
-    if (fields.number(penalty, -2, 2).value_or(0) != 0) {
-      throw ApiError(400, quoted(penalty) + " is not supported yet: only 0 is accepted", penalty);
+// OpenAI's logit_bias: token id (a string key) → a bias from -100 to 100 added to its logit.
+std::map<uint32_t, float> read_logit_bias(RequestFields& fields, size_t vocab_size) {
+  const nlohmann::json* value = fields.get("logit_bias");
+  std::map<uint32_t, float> biases;
+  if (!value) return biases;
+  if (!value->is_object()) {
+    throw ApiError(400, "'logit_bias' must be an object of token ids to biases", "logit_bias");
+  }
+  RequestFields entries(*value, "logit_bias");
+  for (const auto& [key, unused] : value->items()) {
+    uint64_t id = 0;
+    const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), id);
+    if (error != std::errc() || end != key.data() + key.size() || id >= vocab_size) {
+      throw ApiError(400,
+                     "'logit_bias' keys must be token ids from 0 to " +
+                         std::to_string(vocab_size - 1) + ", not \"" + key + "\"",
+                     "logit_bias");
     }
+    const double bias = entries.number(key, -100, 100).value_or(0);
+    // As OpenAI: -100 bans the token (here exactly: its probability becomes 0).
+    biases[static_cast<uint32_t>(id)] =
+        bias == -100 ? -std::numeric_limits<float>::infinity() : static_cast<float>(bias);
   }
-  const nlohmann::json* bias = fields.get("logit_bias");
-  if (bias && !(bias->is_object() && bias->empty())) {
-    throw ApiError(400, "'logit_bias' is not supported yet: only {} is accepted", "logit_bias");
+  const bool bans_all = biases.size() == vocab_size &&
+                        std::all_of(biases.begin(), biases.end(),
+                                    [](const auto& entry) { return std::isinf(entry.second); });
+  if (bans_all) throw ApiError(400, "'logit_bias' bans every token", "logit_bias");
+  return biases;
+}
+
+// The penalties: OpenAI's presence and frequency penalties and logit_bias, and llama.cpp's
+// repeat_penalty and its window.
+void read_penalties(RequestFields& fields, const ServedModel& model, GenerationRequest& request) {
+  generate::SamplingOptions& sampling = request.sampling;
+  sampling.presence_penalty =
+      static_cast<float>(fields.number("presence_penalty", -2, 2).value_or(0));
+  sampling.frequency_penalty =
+      static_cast<float>(fields.number("frequency_penalty", -2, 2).value_or(0));
+  sampling.repeat_penalty = static_cast<float>(fields.number("repeat_penalty", 0, 10).value_or(1));
+  if (sampling.repeat_penalty <= 0) {
+    throw ApiError(400, "'repeat_penalty' must be greater than 0 (1 is off)", "repeat_penalty");
   }
+  sampling.penalty_last_n = static_cast<size_t>(
+      fields.integer("repeat_last_n", 0, static_cast<int64_t>(model.n_ctx)).value_or(64));
+  sampling.penalty_last_n = std::min(sampling.penalty_last_n, model.n_ctx);
+  sampling.logit_bias = read_logit_bias(fields, model.vocab_size);
 }
 
 void read_stream(RequestFields& fields, GenerationRequest& request) {
@@ -82,7 +122,8 @@ std::vector<SequenceRequest> GenerationRequest::sequences() const {
   for (size_t choice = 0; choice < n; ++choice) {
     generate::SamplingOptions choice_sampling = sampling;
     choice_sampling.seed += choice;
-    sequences.push_back({choice, prompt.ids, choice_sampling, max_tokens, stop, report});
+    sequences.push_back(
+        {choice, prompt.ids, choice_sampling, max_tokens, ignore_eos, stop, report});
   }
   return sequences;
 }
@@ -149,13 +190,15 @@ void read_generation_fields(RequestFields& fields, const ServedModel& model,
   request.sampling.top_p = static_cast<float>(top_p);
   request.sampling.top_k =
       static_cast<size_t>(fields.integer("top_k", 0, kMaxTokenCount).value_or(0));
+  request.sampling.min_p = static_cast<float>(fields.number("min_p", 0, 1).value_or(0));
   const std::optional<int64_t> seed = fields.integer("seed", INT64_MIN, INT64_MAX);
   request.sampling.seed = seed ? static_cast<uint64_t>(*seed) : random_seed();
   request.n = static_cast<size_t>(fields.integer("n", 1, kMaxChoices).value_or(1));
+  request.ignore_eos = fields.boolean("ignore_eos").value_or(false);
   request.stop = read_stop(fields);
   read_stream(fields, request);
   request.probe = read_probe(fields);
-  read_neutral_only(fields);
+  read_penalties(fields, model, request);
   fields.string("user");  // accepted; wgpt keeps no per-user state
 }
 

@@ -43,6 +43,7 @@ struct GenerationRequest {
   bool chat = false;
   Prompt prompt;
   size_t max_tokens = 16;
+  bool ignore_eos = false;             // llama-server's and vLLM's: generate max_tokens tokens
   generate::SamplingOptions sampling;  // choice i samples from seed + i
   std::vector<std::string> stop;
   size_t n = 1;
@@ -67,7 +68,7 @@ Prompt read_prompt(const nlohmann::json* value, const ServedModel& model, const 
 void check_model_name(const nlohmann::json* value, const ServedModel& model);
 
 // Shared by the two parsers: the sampling fields, n, stop, stream and stream_options, the probe,
-// the model's name, and OpenAI's fields that are accepted only at their neutral values.
+// the penalties and logit_bias, and the model's name.
 void read_generation_fields(RequestFields& fields, const ServedModel& model,
                             GenerationRequest& request);
 // A 400 when prompt + max_tokens exceed the context; `prompt_field` names the prompt's field.

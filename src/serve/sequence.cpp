@@ -25,7 +25,7 @@ std::string Sequence::flush_text() {
 
 bool Sequence::accept(StepOutput output) {
   SequenceEvent event{.choice = request_.choice};
-  if (eos_ && output.token == *eos_) {
+  if (eos_ && output.token == *eos_ && !request_.ignore_eos) {
     // The end-of-text token ends the text; it is not part of it.
     event.text = flush_text();
     event.finish = FinishReason::stop;

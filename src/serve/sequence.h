@@ -22,6 +22,7 @@ struct SequenceRequest {
   std::vector<uint32_t> prompt;  // not empty; prompt + max_tokens fit the model's context
   generate::SamplingOptions sampling;
   size_t max_tokens = 16;
+  bool ignore_eos = false;  // the end-of-text token is text like any other (fixed-length runs)
   std::vector<std::string> stop;
   StepReport report;
 };

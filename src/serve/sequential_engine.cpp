@@ -11,9 +11,8 @@ struct SequentialEngine::Slot {
   model::KvCache cache;
   std::unique_ptr<model::Decoder> decoder;  // bound to `cache`, where the model takes that path
   generate::SamplingOptions sampling;
-  std::vector<uint32_t>
-      context;          // every id run so far: the sampling's penalty window and draw index
-  bool greedy = false;  // plain greedy: the decoder may choose on the GPU
+  // The prompt and every token fed since begin(): the penalties' window and the draw's index.
+  std::vector<uint32_t> context;
 
   // Whether this step continues the cache on the fused path: as generate(), the prefill (and
   // every step of a model the fused path cannot run) takes the general forward pass.
@@ -42,7 +41,7 @@ void describe(std::span<const float> logits, const StepReport& report, StepOutpu
 SequentialEngine::SequentialEngine(const model::Model& model, size_t slots) : model_(model) {
   if (slots == 0) throw Error("the server needs at least one slot: --parallel must be 1 or more");
   for (size_t i = 0; i < slots; ++i) {
-    auto slot = std::make_unique<Slot>(Slot{model.new_cache(), nullptr, {}, {}, false});
+    auto slot = std::make_unique<Slot>(Slot{model.new_cache(), nullptr, {}, {}});
     if (model::Decoder::supported(model)) {
       slot->decoder = std::make_unique<model::Decoder>(model, slot->cache);
     }
@@ -57,7 +56,6 @@ void SequentialEngine::begin(size_t slot, const generate::SamplingOptions& sampl
   s.cache.clear();
   s.sampling = sampling;
   s.context.clear();
-  s.greedy = sampling.is_greedy() && !sampling.adjusts_logits();
 }
 
 std::vector<StepOutput> SequentialEngine::step(std::span<const StepInput> batch) {
@@ -71,9 +69,9 @@ StepOutput SequentialEngine::step_one(Slot& slot, const StepInput& input) const 
   StepOutput output;
   const StepReport& report = input.report;
   slot.context.insert(slot.context.end(), input.ids.begin(), input.ids.end());
-  if (slot.decodes(input) && slot.greedy && !report.logprob && report.top == 0 &&
-      !report.attention) {
-    // The GPU chooses the token (first maximum, as choose_token) and 4 bytes come back.
+  if (slot.decodes(input) && slot.sampling.is_greedy() && !slot.sampling.adjusts_logits() &&
+      !report.logprob && report.top == 0 && !report.attention) {
+    // The GPU chooses the token (first maximum, as the sampler) and 4 bytes come back.
     output.token = slot.decoder->step_greedy(input.ids[0]);
     return output;
   }

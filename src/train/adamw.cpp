@@ -20,7 +20,8 @@ AdamW::AdamW(const std::vector<Parameter>& params, AdamWConfig config) : config_
   }
 }
 
-Tensor AdamW::step(std::vector<Parameter>& params, const std::vector<Tensor>& grads, float lr) {
+Tensor AdamW::step(std::vector<Parameter>& params, const std::vector<Tensor>& grads, float lr,
+                   float grad_scale) {
   if (params.size() != m_.size() || grads.size() != m_.size()) {
     throw Error("AdamW: " + std::to_string(params.size()) + " parameters and " +
                 std::to_string(grads.size()) + " gradients for an optimizer of " +
@@ -37,7 +38,8 @@ Tensor AdamW::step(std::vector<Parameter>& params, const std::vector<Tensor>& gr
                               .eps = config_.eps,
                               .weight_decay = params[i].decay ? config_.weight_decay : 0.0f,
                               .step = steps_,
-                              .clip = config_.clip};
+                              .clip = config_.clip,
+                              .grad_scale = grad_scale};
     ops::adamw_update(params[i].value, grads[i], m_[i], v_[i], sum_of_squares, options);
   }
   return sum_of_squares;

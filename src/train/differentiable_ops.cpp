@@ -20,18 +20,20 @@ Var reshape(Tape& tape, const Var& x, Shape shape) {
 }
 
 Var matmul(Tape& tape, const Var& a, const Var& b, const ops::MatmulOptions& options) {
-  if (options.bias) throw Error("autograd::matmul: use linear() for a bias");
+  if (options.bias || options.gelu || options.residual) {
+    throw Error("autograd::matmul: use linear(), gelu() and add() for a bias, GELU or residual");
+  }
   return tape.record(ops::matmul(a.value, b.value, options), [a, b, options](auto grads) {
     ops::MatmulGrads g = ops::matmul_backward(a.value, b.value, grads[0], options);
     return std::vector<std::pair<size_t, Tensor>>{{a.id, g.da}, {b.id, g.db}};
   });
 }
 
-Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias) {
+Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias, ops::Precision precision) {
+  const ops::MatmulOptions options{.bias = bias.value, .precision = precision};
   return tape.record(
-      ops::matmul(x.value, weight.value, {.bias = bias.value}), [x, weight, bias](auto grads) {
-        ops::MatmulGrads g =
-            ops::matmul_backward(x.value, weight.value, grads[0], {.bias = bias.value});
+      ops::matmul(x.value, weight.value, options), [x, weight, bias, options](auto grads) {
+        ops::MatmulGrads g = ops::matmul_backward(x.value, weight.value, grads[0], options);
         return std::vector<std::pair<size_t, Tensor>>{
             {x.id, g.da}, {weight.id, g.db}, {bias.id, *g.dbias}};
       });

@@ -53,6 +53,10 @@ Recorded record_forward(Tape& tape, const model::Model& model, const Batch& batc
   const size_t n_head = config.n_head, head_dim = config.head_dim();
   const float eps = config.layer_norm_epsilon;
   const float attention_scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+  const ops::Precision precision = model.precision();
+  auto linear = [&](const Var& in, const Var& weight, const Var& bias) {
+    return autograd::linear(tape, in, weight, bias, precision);
+  };
 
   // Dropout sites are numbered in the order the pass reaches them: the embedding, then each
   // layer's attention probabilities, attention output and MLP output.
@@ -68,25 +72,27 @@ Recorded record_forward(Tape& tape, const model::Model& model, const Batch& batc
               proj_weight = take(), proj_bias = take(), ln2_gamma = take(), ln2_beta = take(),
               fc_weight = take(), fc_bias = take(), mlp_weight = take(), mlp_bias = take();
     Var h = autograd::layernorm(tape, x, ln1_gamma, ln1_beta, eps);
-    autograd::HeadVars heads =
-        autograd::split_heads(tape, autograd::linear(tape, h, qkv_weight, qkv_bias), n_head);
+    autograd::HeadVars heads = autograd::split_heads(tape, linear(h, qkv_weight, qkv_bias), n_head);
     const Shape per_sequence = {n_head * sequences, t, head_dim};
     Var q = autograd::reshape(tape, heads.q, per_sequence);
     Var k = autograd::reshape(tape, heads.k, per_sequence);
     Var v = autograd::reshape(tape, heads.v, per_sequence);
-    Var scores = autograd::matmul(tape, q, k, {.transpose_b = true, .scale = attention_scale});
-    Var attended = autograd::matmul(tape, drop(autograd::causal_softmax(tape, scores)), v);
+    Var scores = autograd::matmul(
+        tape, q, k, {.transpose_b = true, .scale = attention_scale, .precision = precision});
+    Var attended = autograd::matmul(tape, drop(autograd::causal_softmax(tape, scores)), v,
+                                    {.precision = precision});
     Var merged =
         autograd::merge_heads(tape, autograd::reshape(tape, attended, {n_head, rows, head_dim}));
-    x = autograd::add(tape, x, drop(autograd::linear(tape, merged, proj_weight, proj_bias)));
+    x = autograd::add(tape, x, drop(linear(merged, proj_weight, proj_bias)));
 
     Var h2 = autograd::layernorm(tape, x, ln2_gamma, ln2_beta, eps);
-    Var hidden = autograd::gelu(tape, autograd::linear(tape, h2, fc_weight, fc_bias));
-    x = autograd::add(tape, x, drop(autograd::linear(tape, hidden, mlp_weight, mlp_bias)));
+    Var hidden = autograd::gelu(tape, linear(h2, fc_weight, fc_bias));
+    x = autograd::add(tape, x, drop(linear(hidden, mlp_weight, mlp_bias)));
   }
   const Var final_gamma = take(), final_beta = take();
   Var out = autograd::layernorm(tape, x, final_gamma, final_beta, eps);
-  Var logits = autograd::matmul(tape, out, wte, {.transpose_b = true});  // the tied LM head
+  Var logits = autograd::matmul(tape, out, wte,  // the tied LM head
+                                {.transpose_b = true, .precision = precision});
 
   Tensor targets = Tensor::from_u32(batch.targets, {rows});
   if (model.on_gpu()) targets = targets.to_gpu(model.context());
@@ -100,13 +106,18 @@ LossAndGrads loss_and_grads(const model::Model& model, const Batch& batch, const
   if (model.on_gpu()) scope.emplace(*model.context());
   Tape tape;
   Recorded recorded = record_forward(tape, model, batch, dropout);
-  // The mean over positions: each position's loss weighs 1 / rows.
+  // The mean over positions: each position's loss weighs 1 / rows. Mixed precision scales the
+  // loss by the power of two at or above rows, so each position's gradient seed is near 1: the
+  // gradients stay as large as the activations, well inside f16's normal range.
   const size_t rows = batch.sequences * batch.seq_len;
+  const float grad_scale = model.precision() == ops::Precision::mixed
+                               ? std::exp2(std::ceil(std::log2(float(rows))))
+                               : 1.0f;
   Tensor seed =
-      Tensor::from_floats(std::vector<float>(rows, 1.0f / static_cast<float>(rows)), {rows});
+      Tensor::from_floats(std::vector<float>(rows, grad_scale / static_cast<float>(rows)), {rows});
   if (model.on_gpu()) seed = seed.to_gpu(model.context());
   tape.backward(recorded.losses, seed);
-  LossAndGrads result{recorded.losses.value, {}};
+  LossAndGrads result{recorded.losses.value, {}, grad_scale};
   for (const Var& leaf : recorded.leaves) result.grads.push_back(tape.grad(leaf));
   return result;
 }

@@ -84,9 +84,10 @@ class Loop {
       if (model_.on_gpu()) scope.emplace(*model_.context());
       const LossAndGrads step =
           loss_and_grads(model_, batch, {o_.dropout, o_.seed, static_cast<uint64_t>(state_.step)});
-      const Tensor sum_of_squares = optimizer_.step(params_, step.grads, lr);
+      const Tensor sum_of_squares = optimizer_.step(params_, step.grads, lr, step.grad_scale);
       scope.reset();
-      const auto [loss, grad_norm] = read_step(step.token_losses, sum_of_squares);
+      const auto [loss, scaled_norm] = read_step(step.token_losses, sum_of_squares);
+      const double grad_norm = scaled_norm / step.grad_scale;
       if (!std::isfinite(loss) || !std::isfinite(grad_norm)) {
         throw Error("step " + std::to_string(state_.step + 1) + ": the loss is " +
                     std::to_string(loss) + " and the gradient norm " + std::to_string(grad_norm) +

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# wgpt bench: a row per sampling mode and one for scoring, as JSON; bad specs.
+# wgpt bench: a row per sampling mode and one for scoring, as JSON; both precisions with their
+# parity, the products and training (issue 14's figures); bad specs.
 source "$(dirname "$0")/cli_support.sh"
 char=$root/tests/fixtures/hf/char-tiny
 
@@ -9,7 +10,7 @@ char=$root/tests/fixtures/hf/char-tiny
 node -e "
   const rows = JSON.parse(require('fs').readFileSync(process.argv[1], 'utf8'));
   const tests = rows.map((r) => r.test);
-  const want = ['pp8', 'tg4', 'tg4 top-k=5', 'tg4 top-p=0.9,repeat-penalty=1.2', 'score100 top 5'];
+  const want = ['pp8 mixed', 'tg4', 'tg4 top-k=5', 'tg4 top-p=0.9,repeat-penalty=1.2', 'score100 top 5'];
   if (JSON.stringify(tests) !== JSON.stringify(want)) throw new Error(JSON.stringify(tests));
   for (const r of rows) if (!(r.tok_per_s_mean > 0)) throw new Error(r.test + ': ' + r.tok_per_s_mean);
   const sampled = rows.find((r) => r.test === 'tg4 top-k=5');
@@ -17,6 +18,29 @@ node -e "
     throw new Error('a sampled step: ' + JSON.stringify(sampled));
 " "$scratch/bench.json" || fail "bench --sampling/--score rows are not as documented"
 grep -q "score100 top 5: repetition 1/1" "$scratch/err" || fail "no scoring progress: $(cat "$scratch/err")"
+
+# Every figure of docs/benchmarks.md's final measurement, on a tiny model.
+"$wgpt" bench -m "$char" -p 8,16,8 -n 0 -r 2 --warmup 1 --precision both --products --train \
+  --train-batch 2 --train-seq 8 --train-steps 2 >"$scratch/both.md" 2>"$scratch/err" ||
+  fail "bench --precision both --products --train failed: $(cat "$scratch/err")"
+for row in "| pp8 f32 |" "| pp16 f32 |" "| pp8 f32 again |" "| pp8 mixed |" "| pp16 mixed |" \
+  "| pp8 mixed again |" "| pp16 mlp down | mixed |" \
+  "| train lm head dwte | f32 |" "| train probs·v | mixed |"; do
+  grep -qF -- "$row" "$scratch/both.md" || fail "no row '$row' in: $(cat "$scratch/both.md")"
+done
+[ "$(grep -cE '^\| (f32|mixed) \| [0-9.]+ ± ' "$scratch/both.md")" -eq 2 ] ||
+  fail "no training row per precision in: $(cat "$scratch/both.md")"
+[ "$(grep -c "^pp8 parity" "$scratch/both.md")" -eq 1 ] || fail "pp8's parity not once: $(cat "$scratch/both.md")"
+parity=$(grep "^pp16 parity, mixed against f32" "$scratch/both.md")
+band=$(grep "^Loss band: mixed within" "$scratch/both.md")
+if grep -q "no tensor cores here" <<<"$parity"; then
+  # Without tensor cores both precisions run the same kernels: equal to the bit (docs/precision.md).
+  grep -q "largest difference 0 .* agrees at 16 of 16 positions" <<<"$parity" || fail "parity: $parity"
+  grep -q "within 0.0000% of f32 at every one of 3 steps" <<<"$band" || fail "loss band: $band"
+else
+  grep -q "agrees at 16 of 16 positions" <<<"$parity" || fail "parity: $parity"
+  [ -n "$band" ] || fail "no loss band in: $(cat "$scratch/both.md")"
+fi
 
 expect_error "unknown sampling key" "cannot read 'top-q=3'" "$wgpt" bench -m "$char" -p 0 -n 4 -r 1 --sampling top-q=3
 expect_error "bad sampling value" "'x' is not a value for temp" "$wgpt" bench -m "$char" -p 0 -n 4 -r 1 --sampling temp=x

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <numeric>
 
 #include "wgpt/ops.h"
@@ -63,6 +64,37 @@ TEST(OpsKvCache, ValuesUseOnlyTheFirstKvLenRows) {
   EXPECT_EQ(out.shape(), (Shape{1, 1, 2}));
   EXPECT_EQ(out.to_floats(), (std::vector<float>{2.5f, 3.5f}));
   EXPECT_THROW(ops::attention_values(probs, Tensor::zeros({2, 3, 2})), Error);
+}
+
+TEST(OpsCausalAttention, EqualsTheUnfusedAttention) {
+  // A prompt of 5 after 3 cached positions: kv_store's rows equal split_heads + kv_append's, and
+  // the fused attention equals scores, causal softmax, values and merged heads.
+  const size_t heads = 2, head_dim = 4, ctx = 10, t = 5, offset = 3, c = heads * head_dim;
+  std::vector<float> values(t * 3 * c);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = std::sin(0.37f * static_cast<float>(i));
+  Tensor qkv = Tensor::from_floats(values, {t, 3 * c});
+  std::vector<float> earlier(heads * ctx * head_dim);
+  for (size_t i = 0; i < earlier.size(); ++i) earlier[i] = std::cos(0.21f * static_cast<float>(i));
+  Tensor fused_k = Tensor::from_floats(earlier, {heads, ctx, head_dim});
+  Tensor fused_v = Tensor::from_floats(earlier, {heads, ctx, head_dim});
+  Tensor split_k = Tensor::from_floats(earlier, {heads, ctx, head_dim});
+  Tensor split_v = Tensor::from_floats(earlier, {heads, ctx, head_dim});
+  ops::kv_store(qkv, fused_k, fused_v, offset);
+  ops::Heads split = ops::split_heads(qkv, heads);
+  ops::kv_append(split_k, split.k, offset);
+  ops::kv_append(split_v, split.v, offset);
+  EXPECT_EQ(fused_k.to_floats(), split_k.to_floats());
+  EXPECT_EQ(fused_v.to_floats(), split_v.to_floats());
+  const float scale = 0.5f;
+  Tensor fused = ops::causal_attention(qkv, fused_k, fused_v, offset, scale);
+  Tensor scores = ops::attention_scores(split.q, split_k, offset + t, scale);
+  Tensor unfused =
+      ops::merge_heads(ops::attention_values(ops::causal_softmax(scores, offset), split_v));
+  ASSERT_EQ(fused.shape(), unfused.shape());
+  const std::vector<float> a = fused.to_floats(), b = unfused.to_floats();
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-6f) << i;
+  EXPECT_THROW(ops::causal_attention(qkv, fused_k, fused_v, ctx - t + 1, scale), Error);
+  EXPECT_THROW(ops::kv_store(Tensor::zeros({t, 3 * c + 1}), fused_k, fused_v, 0), Error);
 }
 
 }  // namespace

@@ -78,10 +78,27 @@ TEST(OpsMatmul, TransposedChunksFillTheirColumns) {
   EXPECT_THROW(ops::matmul_transposed_chunks(a23(), {Tensor::zeros({2, 2})}), Error);
 }
 
+// Devices as gemm_kernel sees them: storage bindings start at multiples of 256 bytes (WebGPU's
+// default alignment); one has tensor cores (an H200's 16 × 16 × 16 subgroup matrices).
+gpu::Limits f32_device(size_t alignment = 256) {
+  gpu::Limits limits;
+  limits.min_storage_buffer_offset_alignment = static_cast<uint32_t>(alignment);
+  return limits;
+}
+
+gpu::Limits tensor_device() {
+  gpu::Limits limits = f32_device();
+  limits.max_workgroup_storage_bytes = 49152;
+  limits.max_invocations_per_workgroup = 1024;
+  limits.f16_matrix = {16, 16, 16, 32};
+  return limits;
+}
+
 TEST(OpsMatmul, GpuKernelFollowsTheProductsSize) {
   using ops::detail::GemmKernel;
-  // Storage bindings start at multiples of 256 bytes (WebGPU's default alignment).
-  auto kernel = [](ops::detail::Gemm g) { return ops::detail::gemm_kernel(g, 256); };
+  auto kernel = [](ops::detail::Gemm g) {
+    return ops::detail::gemm_kernel(g, f32_device()).kernel;
+  };
   // GPT-2 124M training on 8 × 1024 tokens: the linear layers forward and backward (the weight
   // gradient 768×8192 · 8192×2304 has A transposed), the LM head, attention's products per head.
   EXPECT_EQ(kernel({.m = 8192, .k = 768, .n = 2304}), GemmKernel::wide_vec4);
@@ -106,7 +123,8 @@ TEST(OpsMatmul, GpuKernelFollowsTheProductsSize) {
   // The LM head's gradient with respect to the embedding: rows of 50257 are not whole vec4s.
   EXPECT_EQ(kernel({.m = 50257, .k = 8192, .n = 768, .trans_a = true}), GemmKernel::wide);
   // Nor are bindings that may start 4 bytes apart.
-  EXPECT_EQ(ops::detail::gemm_kernel({.m = 8192, .k = 768, .n = 2304}, 4), GemmKernel::wide);
+  EXPECT_EQ(ops::detail::gemm_kernel({.m = 8192, .k = 768, .n = 2304}, f32_device(4)).kernel,
+            GemmKernel::wide);
   // Operands read as vec4s take a 128×128 kernel from 32 blocks on (768×768: 36 blocks, 512×768:
   // 24), scalar ones from 96 (513×2304: 90 blocks, 1025×2304: 162).
   EXPECT_EQ(kernel({.m = 768, .k = 8192, .n = 768, .trans_a = true}), GemmKernel::wide_vec4);
@@ -115,6 +133,88 @@ TEST(OpsMatmul, GpuKernelFollowsTheProductsSize) {
   EXPECT_EQ(kernel({.m = 1025, .k = 767, .n = 2304}), GemmKernel::wide);
   // A few rows: the matrix-vector kernel.
   EXPECT_EQ(kernel({.m = 16, .k = 768, .n = 50257}), GemmKernel::vector);
+  // Mixed precision changes nothing on a device without tensor cores.
+  EXPECT_EQ(kernel({.m = 128, .k = 768, .n = 2304, .precision = ops::Precision::mixed}),
+            GemmKernel::tiled);
+}
+
+TEST(OpsMatmul, MixedPrecisionTakesTheTensorCoresWhereTheDeviceHasThem) {
+  using ops::detail::GemmKernel;
+  auto kernel = [](ops::detail::Gemm g) {
+    g.precision = ops::Precision::mixed;
+    return ops::detail::gemm_kernel(g, tensor_device()).kernel;
+  };
+  // 128×128 blocks from one per multiprocessor of an H200 (132) on: pp1024's products (8 × 18
+  // blocks) and training's; 64×64 blocks below (pp128: 1 × 18).
+  EXPECT_EQ(kernel({.m = 1024, .k = 768, .n = 2304}), GemmKernel::tensor_vec4);
+  EXPECT_EQ(kernel({.m = 8192, .k = 3072, .n = 768}), GemmKernel::tensor_vec4);
+  EXPECT_EQ(kernel({.m = 768, .k = 8192, .n = 768, .trans_a = true}), GemmKernel::tensor_64_vec4);
+  EXPECT_EQ(kernel({.m = 128, .k = 768, .n = 2304}), GemmKernel::tensor_64_vec4);
+  // Rows that are not whole vec4s read one float at a time.
+  EXPECT_EQ(kernel({.m = 50257, .k = 8192, .n = 768, .trans_a = true}), GemmKernel::tensor);
+  EXPECT_EQ(kernel({.m = 128, .k = 767, .n = 2304}), GemmKernel::tensor_64);
+  // WebGPU's default 16 KiB of workgroup memory holds only the 64×64 blocks.
+  gpu::Limits small = tensor_device();
+  small.max_workgroup_storage_bytes = 16384;
+  EXPECT_EQ(ops::detail::gemm_kernel(
+                {.m = 1024, .k = 768, .n = 2304, .precision = ops::Precision::mixed}, small)
+                .kernel,
+            GemmKernel::tensor_64_vec4);
+  // f32 products keep the f32 kernels; a few rows keep the matrix-vector kernel.
+  EXPECT_EQ(ops::detail::gemm_kernel({.m = 1024, .k = 768, .n = 2304}, tensor_device()).kernel,
+            GemmKernel::wide_vec4);
+  EXPECT_EQ(kernel({.m = 1, .k = 768, .n = 2304}), GemmKernel::vector);
+}
+
+TEST(OpsMatmul, PackedWeightsTakeTheF32KernelsDtypeVariantsEvenInMixedPrecision) {
+  using ops::detail::GemmKernel;
+  // The tensor-core kernels read B as f32: a B stored as f16, bf16 or q4 goes to the f32 kernels,
+  // which have a variant for each, with the vec4 reads where B's rows hold whole words of 8.
+  for (DType dtype : {DType::f16, DType::bf16, DType::q4}) {
+    SCOPED_TRACE(to_string(dtype));
+    auto kernel = [&](ops::detail::Gemm g) {
+      g.precision = ops::Precision::mixed;
+      g.b_dtype = dtype;
+      return ops::detail::gemm_kernel(g, tensor_device()).kernel;
+    };
+    EXPECT_EQ(kernel({.m = 1024, .k = 768, .n = 2304}), GemmKernel::wide_vec4);
+    EXPECT_EQ(kernel({.m = 128, .k = 768, .n = 2304}), GemmKernel::tiled);
+    EXPECT_EQ(kernel({.m = 1025, .k = 767, .n = 2304}), GemmKernel::wide);
+    EXPECT_EQ(kernel({.m = 4096, .k = 768, .n = 2300}), GemmKernel::wide);  // rows of 2300: not 8s
+    EXPECT_EQ(kernel({.m = 1, .k = 768, .n = 2304}), GemmKernel::vector);
+  }
+  // Reports name the variant (and the splits of k).
+  EXPECT_EQ(ops::matmul_kernel(tensor_device(), {1, 768}, {768, 2304}, {}, DType::q4),
+            "gemv.q4 (8 splits)");
+  EXPECT_EQ(ops::matmul_kernel(tensor_device(), {8192, 768}, {768, 2304},
+                               {.precision = ops::Precision::mixed}, DType::f16),
+            "matmul_wide_vec4.f16");
+  EXPECT_EQ(ops::matmul_kernel(tensor_device(), {8192, 768}, {768, 2304},
+                               {.precision = ops::Precision::mixed}),
+            "matmul_tensor_vec4");
+}
+
+TEST(OpsMatmul, ProductsWithFewBlocksSplitK) {
+  auto choice = [](ops::detail::Gemm g, const gpu::Limits& limits) {
+    return ops::detail::gemm_kernel(g, limits);
+  };
+  // pp128's MLP down-projection, 128×3072 · 3072×768: 24 blocks of 64×64 (f32) split 11 ways, 288
+  // (a multiple of the 16-deep k tile) of k each; on the tensor cores, 32-deep tiles.
+  auto f32 = choice({.m = 128, .k = 3072, .n = 768}, f32_device());
+  EXPECT_EQ(f32.splits, 11u);
+  EXPECT_EQ(f32.k_per_split, 288u);
+  auto mixed =
+      choice({.m = 128, .k = 3072, .n = 768, .precision = ops::Precision::mixed}, tensor_device());
+  EXPECT_EQ(mixed.splits, 11u);
+  EXPECT_EQ(mixed.k_per_split, 288u);
+  // No split below 256 of k each: pp128's QKV projection (k 768) splits 3 ways, not 4.
+  EXPECT_EQ(choice({.m = 128, .k = 768, .n = 2304}, f32_device()).splits, 3u);
+  // A weight gradient 768×8192ᵀ · 8192×768: 36 blocks of 128×128, split 8 ways.
+  auto gradient = choice({.m = 768, .k = 8192, .n = 768, .trans_a = true}, f32_device());
+  EXPECT_EQ(gradient.splits, 8u);
+  EXPECT_EQ(gradient.k_per_split, 1024u);
+  // Enough blocks: no split.
+  EXPECT_EQ(choice({.m = 8192, .k = 768, .n = 2304}, f32_device()).splits, 1u);
 }
 
 }  // namespace

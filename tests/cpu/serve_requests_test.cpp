@@ -2,6 +2,8 @@
 // class of bad input answered with its status, the field at fault and a sentence that says why.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "serve/api_error.h"
 #include "serve/generation_request.h"
 #include "test_support.h"
@@ -89,6 +91,24 @@ TEST_F(ServeRequests, CompletionFields) {
   EXPECT_EQ(sequences[0].report.top, 5u) << "the larger of logprobs and the probe's top";
 }
 
+TEST_F(ServeRequests, Penalties) {
+  const GenerationRequest request = completion(R"({
+    "prompt": "hi", "presence_penalty": 0.5, "frequency_penalty": -1, "repeat_penalty": 1.3,
+    "repeat_last_n": 8, "min_p": 0.05, "ignore_eos": true,
+    "logit_bias": {"50256": -100, "13": 2.5}})");
+  EXPECT_EQ(request.sampling.presence_penalty, 0.5f);
+  EXPECT_EQ(request.sampling.frequency_penalty, -1.0f);
+  EXPECT_EQ(request.sampling.repeat_penalty, 1.3f);
+  EXPECT_EQ(request.sampling.penalty_last_n, 8u);
+  EXPECT_EQ(request.sampling.min_p, 0.05f);
+  EXPECT_TRUE(request.ignore_eos && request.sequences()[0].ignore_eos);
+  ASSERT_EQ(request.sampling.logit_bias.size(), 2u);
+  EXPECT_EQ(request.sampling.logit_bias.at(13), 2.5f);
+  EXPECT_TRUE(std::isinf(request.sampling.logit_bias.at(50256)) &&
+              request.sampling.logit_bias.at(50256) < 0)
+      << "-100 bans the token, as OpenAI's";
+}
+
 TEST_F(ServeRequests, PromptForms) {
   EXPECT_EQ(completion(R"({"prompt": ["Hello world"]})").prompt.ids,
             (std::vector<uint32_t>{15496, 995}));
@@ -133,11 +153,16 @@ TEST_F(ServeRequests, BadCompletions) {
        "only allowed when 'stream' is true"},
       {R"({"prompt": "hi", "stream": true, "stream_options": {"x": 1}})", 400, "stream_options.x",
        "Unrecognized request argument supplied: stream_options.x"},
-      {R"({"prompt": "hi", "presence_penalty": 0.5})", 400, "presence_penalty",
-       "not supported yet"},
+      {R"({"prompt": "hi", "presence_penalty": -2.5})", 400, "presence_penalty",
+       "between -2 and 2"},
+      {R"({"prompt": "hi", "repeat_penalty": 0})", 400, "repeat_penalty", "greater than 0"},
+      {R"({"prompt": "hi", "repeat_last_n": 2000})", 400, "repeat_last_n", "from 0 to 128"},
+      {R"({"prompt": "hi", "min_p": 1.5})", 400, "min_p", "between 0 and 1"},
+      {R"({"prompt": "hi", "logit_bias": [1]})", 400, "logit_bias", "must be an object"},
+      {R"({"prompt": "hi", "logit_bias": {"x1": 1}})", 400, "logit_bias", "token ids from 0"},
+      {R"({"prompt": "hi", "logit_bias": {"50257": 1}})", 400, "logit_bias", "token ids from 0"},
+      {R"({"prompt": "hi", "logit_bias": {"7": "a"}})", 400, "logit_bias.7", "must be a number"},
       {R"({"prompt": "hi", "frequency_penalty": 3})", 400, "frequency_penalty", "between -2 and 2"},
-      {R"({"prompt": "hi", "logit_bias": {"50256": -100}})", 400, "logit_bias",
-       "not supported yet"},
       {R"({"prompt": "hi", "best_of": 2})", 400, "best_of", "equal to 'n'"},
       {R"({"prompt": "hi", "suffix": "end"})", 400, "suffix", "not supported"},
       {R"({"prompt": "hi", "model": "gpt-4"})", 404, "model",

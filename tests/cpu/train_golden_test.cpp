@@ -71,5 +71,9 @@ TEST(TrainGoldenCpu, DropoutGradientsAgreeWithFiniteDifferences) {
   EXPECT_EQ(loss({.p = 0.0f, .seed = 5, .step = 2}), without);
 }
 
+TEST(TrainGoldenCpu, LossScalingOfMixedPrecisionChangesNothingOnTheCpu) {
+  test::expect_loss_scaling_changes_nothing(nullptr);
+}
+
 }  // namespace
 }  // namespace wgpt

@@ -70,5 +70,35 @@ TEST(GpuKvCache, LongPrefillUsesTheTiledPath) {
   EXPECT_TRUE(test::all_close(gpu, attend(q, k_cache, v_cache, 35), 1e-6f, 1e-5f));
 }
 
+TEST(GpuCausalAttention, PromptsMatchCpu) {
+  // Heads of 64 (the kernel's), a first prompt and one continuing a cache, each ending inside a
+  // block of 64 query rows and a tile of 64 keys.
+  auto context = test::gpu_context();
+  const size_t heads = 3, head_dim = 64, ctx = 160, c = heads * head_dim;
+  Tensor cpu_k =
+      Tensor::from_floats(test::random_floats(heads * ctx * head_dim, 1), {heads, ctx, head_dim});
+  Tensor cpu_v =
+      Tensor::from_floats(test::random_floats(heads * ctx * head_dim, 2), {heads, ctx, head_dim});
+  Tensor gpu_k = cpu_k.to_gpu(context);
+  Tensor gpu_v = cpu_v.to_gpu(context);
+  ASSERT_TRUE(ops::causal_attention_supported(gpu_k));
+  size_t offset = 0;
+  uint32_t seed = 3;
+  for (size_t t : {70, 1, 19}) {
+    Tensor qkv = Tensor::from_floats(test::random_floats(t * 3 * c, seed++), {t, 3 * c});
+    ops::kv_store(qkv, cpu_k, cpu_v, offset);
+    ops::kv_store(qkv.to_gpu(context), gpu_k, gpu_v, offset);
+    EXPECT_TRUE(test::all_close(gpu_k, cpu_k, 0.0f, 0.0f)) << offset;
+    EXPECT_TRUE(test::all_close(gpu_v, cpu_v, 0.0f, 0.0f)) << offset;
+    Tensor expected = ops::causal_attention(qkv, cpu_k, cpu_v, offset, 0.125f);
+    Tensor actual = ops::causal_attention(qkv.to_gpu(context), gpu_k, gpu_v, offset, 0.125f);
+    EXPECT_TRUE(test::all_close(actual, expected, 1e-5f, 1e-4f))
+        << "t " << t << " after " << offset;
+    offset += t;
+  }
+  // Heads of another width take the unfused path.
+  EXPECT_FALSE(ops::causal_attention_supported(Tensor::empty_gpu(context, {2, 8, 16})));
+}
+
 }  // namespace
 }  // namespace wgpt

@@ -107,9 +107,7 @@ TEST_P(GpuMatmulWide, MatchesCpu) {
                              .scale = c.scale,
                              .out_col_offset = c.out_col_offset,
                              .out_row_stride = c.out_row_stride};
-  ASSERT_EQ(
-      ops::detail::gemm_kernel(geometry, context->limits().min_storage_buffer_offset_alignment),
-      c.kernel);
+  ASSERT_EQ(ops::detail::gemm_kernel(geometry, context->limits()).kernel, c.kernel);
   size_t a_size = (c.batch - 1) * c.a_stride + c.m * c.k;
   size_t b_size = (c.batch - 1) * c.b_stride + c.k * c.n;
   size_t out_size = c.batch * c.m * c.out_row_stride;
@@ -120,10 +118,11 @@ TEST_P(GpuMatmulWide, MatchesCpu) {
   // Columns outside the block keep these values: the kernel must not write them.
   Tensor expected = Tensor::from_floats(test::random_floats(out_size, 4), {out_size});
   Tensor actual = expected.to_gpu(context);
-  ops::detail::gemm("test", geometry, a, b, bias, expected);
+  ops::detail::gemm("test", geometry, a, b, {.bias = bias}, expected);
   std::optional<Tensor> gpu_bias;
   if (bias) gpu_bias = bias->to_gpu(context);
-  ops::detail::gemm("test", geometry, a.to_gpu(context), b.to_gpu(context), gpu_bias, actual);
+  ops::detail::gemm("test", geometry, a.to_gpu(context), b.to_gpu(context), {.bias = gpu_bias},
+                    actual);
   EXPECT_TRUE(test::all_close(actual, expected, tolerance(c.k), 1e-5f));
 }
 
@@ -158,6 +157,62 @@ INSTANTIATE_TEST_SUITE_P(
         // Many small batches, as attention's per-head products.
         WideCase{kScalar, 40, 140, 33, 190, true, true, false, 0.125f, 140 * 33, 33 * 190, 0,
                  190}));
+
+// The epilogue (bias, GELU, residual) in every kernel, with and without split-k (whose reduction
+// pass applies it instead), each case asserting the kernel and the number of splits it takes.
+struct EpilogueCase {
+  ops::detail::GemmKernel kernel;
+  size_t splits;
+  size_t batch, m, k, n;
+};
+
+void PrintTo(const EpilogueCase& c, std::ostream* os) {
+  *os << "batch " << c.batch << ", m " << c.m << ", k " << c.k << ", n " << c.n << ", " << c.splits
+      << " split(s)";
+}
+
+class GpuMatmulEpilogue : public ::testing::TestWithParam<EpilogueCase> {};
+
+TEST_P(GpuMatmulEpilogue, MatchesCpu) {
+  const EpilogueCase& c = GetParam();
+  auto context = test::gpu_context();
+  ops::detail::Gemm geometry{.batch = c.batch,
+                             .m = c.m,
+                             .k = c.k,
+                             .n = c.n,
+                             .a_batch_stride = c.m * c.k,
+                             .b_batch_stride = c.k * c.n,
+                             .scale = 0.5f,
+                             .out_row_stride = c.n};
+  const ops::detail::GemmChoice choice = ops::detail::gemm_kernel(geometry, context->limits());
+  ASSERT_EQ(choice.kernel, c.kernel);
+  ASSERT_EQ(choice.splits, c.splits);
+  const size_t outputs = c.batch * c.m * c.n;
+  Tensor a =
+      Tensor::from_floats(test::random_floats(c.batch * c.m * c.k, 1), {c.batch * c.m * c.k});
+  Tensor b =
+      Tensor::from_floats(test::random_floats(c.batch * c.k * c.n, 2), {c.batch * c.k * c.n});
+  Tensor bias = Tensor::from_floats(test::random_floats(c.n, 3), {c.n});
+  Tensor residual = Tensor::from_floats(test::random_floats(outputs, 4), {outputs});
+  for (bool gelu : {false, true}) {
+    Tensor expected = Tensor::zeros({outputs});
+    ops::detail::gemm("test", geometry, a, b, {.bias = bias, .gelu = gelu, .residual = residual},
+                      expected);
+    Tensor actual = Tensor::empty_gpu(context, {outputs});
+    ops::detail::gemm(
+        "test", geometry, a.to_gpu(context), b.to_gpu(context),
+        {.bias = bias.to_gpu(context), .gelu = gelu, .residual = residual.to_gpu(context)}, actual);
+    EXPECT_TRUE(test::all_close(actual, expected, tolerance(c.k), 1e-5f)) << "gelu " << gelu;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Epilogue, GpuMatmulEpilogue,
+    ::testing::Values(EpilogueCase{ops::detail::GemmKernel::vector, 1, 1, 3, 20, 50},
+                      EpilogueCase{ops::detail::GemmKernel::vector, 21, 1, 3, 700, 50},
+                      EpilogueCase{ops::detail::GemmKernel::tiled, 1, 2, 70, 40, 90},
+                      EpilogueCase{ops::detail::GemmKernel::tiled, 2, 1, 70, 700, 90},
+                      EpilogueCase{ops::detail::GemmKernel::wide_vec4, 2, 32, 100, 520, 100}));
 
 TEST(GpuMatmulChunks, TransposedChunksMatchCpu) {
   // An LM head over a table split into uneven row chunks, at decode (m = 1, gemv) and prefill

@@ -44,18 +44,16 @@ TEST_P(PackedWeights, EveryGemmKernelReadsThemAsTheReferenceDoes) {
                              .trans_b = c.trans_b,
                              .out_row_stride = c.n,
                              .b_dtype = c.dtype};
-  ASSERT_EQ(
-      ops::detail::gemm_kernel(geometry, context->limits().min_storage_buffer_offset_alignment),
-      c.kernel);
+  ASSERT_EQ(ops::detail::gemm_kernel(geometry, context->limits()).kernel, c.kernel);
   Tensor a =
       Tensor::from_floats(test::random_floats(c.batch * c.m * c.k, 1), {c.batch * c.m * c.k});
   Tensor b = Tensor::from_floats(test::random_floats(c.k * c.n, 2), {c.k * c.n}, c.dtype);
   Tensor bias = Tensor::from_floats(test::random_floats(c.n, 3), {c.n});
   Tensor expected = Tensor::zeros({c.batch * c.m * c.n});
-  ops::detail::gemm("test", geometry, a, b, bias, expected);
+  ops::detail::gemm("test", geometry, a, b, {.bias = bias}, expected);
   Tensor actual = Tensor::empty_gpu(context, {c.batch * c.m * c.n});
-  ops::detail::gemm("test", geometry, a.to_gpu(context), b.to_gpu(context), bias.to_gpu(context),
-                    actual);
+  ops::detail::gemm("test", geometry, a.to_gpu(context), b.to_gpu(context),
+                    {.bias = bias.to_gpu(context)}, actual);
   EXPECT_TRUE(test::all_close(actual, expected, tolerance(c.k), 1e-5f));
 }
 

@@ -46,5 +46,9 @@ TEST(TrainGoldenGpu, DropoutStepsMatchTheCpu) {
   }
 }
 
+TEST(TrainGoldenGpu, LossScalingOfMixedPrecisionChangesNothingWithoutTensorCores) {
+  test::expect_loss_scaling_changes_nothing(test::gpu_context());
+}
+
 }  // namespace
 }  // namespace wgpt

@@ -46,7 +46,11 @@ auth=(-H "Authorization: Bearer $api_key")
 
 # The server's text is `wgpt generate`'s for the same prompt, options and seed.
 prompt="Hello, my dog"
-for options in "--seed 3:\"seed\": 3" "--greedy:\"temperature\": 0"; do
+# (The greedy run comes last: the streaming check below compares with its text.)
+for options in "--seed 3:\"seed\": 3" \
+  "--seed 5 --top-k 20 --min-p 0.05 --repeat-penalty 1.3 --repeat-last-n 8 --presence-penalty 0.5 --frequency-penalty 0.25:\"seed\": 5, \"top_k\": 20, \"min_p\": 0.05, \"repeat_penalty\": 1.3, \"repeat_last_n\": 8, \"presence_penalty\": 0.5, \"frequency_penalty\": 0.25" \
+  "--greedy --logit-bias 13=-inf --logit-bias 11=2.5:\"temperature\": 0, \"logit_bias\": {\"13\": -100, \"11\": 2.5}" \
+  "--greedy:\"temperature\": 0"; do
   cli=$("$wgpt" generate -m "$tiny" -p "$prompt" -n 4 ${options%%:*} --json 2>/dev/null | json 'd.text')
   call POST /v1/completions "{\"prompt\": \"$prompt\", \"max_tokens\": 4, ${options#*:}}" >/dev/null
   [ "$(json 'd.choices[0].text' <"$scratch/body")" = "$cli" ] ||
@@ -85,8 +89,14 @@ expect_api_error 400 invalid_request_error "maximum context length is 128 tokens
   POST /v1/completions '{"prompt": "a", "max_tokens": 200}'
 expect_api_error 400 invalid_request_error "'temperature' must be between 0 and 2" \
   POST /v1/completions '{"prompt": "a", "temperature": 9}'
-expect_api_error 400 invalid_request_error "'presence_penalty' is not supported yet" \
-  POST /v1/completions '{"prompt": "a", "presence_penalty": 1}'
+expect_api_error 400 invalid_request_error "'presence_penalty' must be between -2 and 2" \
+  POST /v1/completions '{"prompt": "a", "presence_penalty": 3}'
+expect_api_error 400 invalid_request_error "'logit_bias' keys must be token ids from 0 to 50256" \
+  POST /v1/completions '{"prompt": "a", "logit_bias": {"50257": 1}}'
+expect_api_error 400 invalid_request_error "'logit_bias.13' must be between -100 and 100" \
+  POST /v1/completions '{"prompt": "a", "logit_bias": {"13": 101}}'
+expect_api_error 400 invalid_request_error "'repeat_penalty' must be greater than 0" \
+  POST /v1/completions '{"prompt": "a", "repeat_penalty": 0}'
 expect_api_error 404 not_found_error "The model 'gpt-4' does not exist" \
   POST /v1/completions '{"prompt": "a", "model": "gpt-4"}'
 expect_api_error 400 invalid_request_error "must be system, developer, user or assistant" \

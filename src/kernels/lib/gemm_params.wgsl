@@ -1,5 +1,5 @@
-// Shared by the GEMM kernels (matmul, matmul_wide, matmul_wide_vec4, gemv, gemv_reduce): the one
-// parameter block ops/gemm.cpp fills for every one of them (the 16 words of its params()).
+// Shared by the GEMM kernels (matmul*, gemv, gemm_reduce): the one parameter block ops/gemm.cpp
+// fills for every one of them (the 16 words of its params()).
 struct Params {
   m: u32,
   k: u32,
@@ -13,8 +13,13 @@ struct Params {
   scale: f32,
   out_col_offset: u32,
   out_row_stride: u32,
-  nsplit: u32,       // gemv only
-  k_per_split: u32,  // gemv only
+  nsplit: u32,       // split-k: partial sums of k_per_split values each, summed by gemm_reduce
+  k_per_split: u32,
+  epilogue: u32,     // lib/gemm_epilogue.wgsl's bits: GELU, residual
+  // Tensor-core kernels: two f16 (A's in the low half) that multiply the operands before their
+  // conversion to f16, keeping small values (gradients) out of f16's subnormals; the product's
+  // scale divides them back out.
+  operand_scales: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;

@@ -1,8 +1,9 @@
 // Shared by matmul_wide.wgsl and matmul_wide_vec4.wgsl: C = scale · op(A) · op(B) + bias, batched,
-// one 128×128 block of C per workgroup. Same parameters and output placement as matmul.wgsl; the
-// includer declares the bindings `a` and `b` and reads them:
-//   fn fetch(batch, row0, col0, k0, index) -> Fetched: this thread's share of the 128×8 tiles of
-//     A (rows row0.., k k0..) and B (k k0.., columns col0..), zeros past m, n or k;
+// then the epilogue, one 128×128 block of C per workgroup over one k split. Same parameters,
+// split-k and output placement as matmul.wgsl (lib/gemm_output.wgsl); the includer declares the
+// bindings `a` and `b` and reads them:
+//   fn fetch(batch, row0, col0, k0, k_end, index) -> Fetched: this thread's share of the 128×8
+//     tiles of A (rows row0.., k k0..) and B (k k0.., columns col0..), zeros past m, n or k_end;
 //   fn stage(f: Fetched, index): stores them into a_tile and b_tile.
 //
 // Each workgroup (16×16 threads) computes a 128×128 block; each thread an 8×8 sub-block held in 16
@@ -24,10 +25,12 @@
 // is used before the next barrier: llvmpipe miscompiles a workgroup read whose use follows one.
 // Accumulators are only ever indexed by constants, so that they stay in registers on drivers that
 // would spill a dynamically indexed array to memory.
-// Grid (ceil(n/128), ceil(m/128), batch).
+// Grid (ceil(n/128), ceil(m/128), batch · nsplit); k_per_split is a multiple of 8.
 //! include "gemm_params.wgsl"
 @group(0) @binding(3) var<storage, read> bias: array<f32>;  // A again when there is no bias
-@group(0) @binding(4) var<storage, read_write> c: array<f32>;
+@group(0) @binding(4) var<storage, read> residual: array<f32>;  // A again when unused
+@group(0) @binding(5) var<storage, read_write> c: array<f32>;
+//! include "gemm_output.wgsl"
 
 const TILE: u32 = 128u;
 const TILE_K: u32 = 8u;
@@ -41,27 +44,18 @@ struct Fetched {
   b: vec4<f32>,
 }
 
-// Writes columns col..col+3 of one output row (those inside n; nothing past m).
-fn store(batch: u32, row: u32, col: u32, value: vec4<f32>) {
-  if (row >= p.m) {
-    return;
-  }
-  let out = (batch * p.m + row) * p.out_row_stride + p.out_col_offset;
+// Stores columns col..col+3 of one output row.
+fn store(s: Split, row: u32, col: u32, value: vec4<f32>) {
   for (var j = 0u; j < 4u; j++) {
-    if (col + j < p.n) {
-      var v = value[j] * p.scale;
-      if (p.has_bias != 0u) {
-        v += bias[col + j];
-      }
-      c[out + col + j] = v;
-    }
+    store_sum(s, row, col + j, value[j]);
   }
 }
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(local_invocation_index) index: u32) {
-  let batch = wid.z;
+  let split = split_of(wid.z);
+  let batch = split.batch;
   let row0 = wid.y * TILE;
   let col0 = wid.x * TILE;
   let a_lo = &a_tile[lid.y];
@@ -71,12 +65,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   // acc[4·h + i] holds row i of quadrant h: 0 = (low rows, low columns), 1 = (low, high),
   // 2 = (high, low), 3 = (high, high), "high" being 64 further on.
   var acc: array<vec4<f32>, 16>;
-  var next = fetch(batch, row0, col0, 0u, index);
-  for (var k0 = 0u; k0 < p.k; k0 += TILE_K) {
+  var next = fetch(batch, row0, col0, split.k_begin, split.k_end, index);
+  for (var k0 = split.k_begin; k0 < split.k_end; k0 += TILE_K) {
     workgroupBarrier();  // every thread is done multiplying the previous tile
     stage(next, index);
     workgroupBarrier();
-    next = fetch(batch, row0, col0, k0 + TILE_K, index);  // zeros past the last tile
+    next = fetch(batch, row0, col0, k0 + TILE_K, split.k_end, index);  // zeros past the last tile
     for (var kk = 0u; kk < TILE_K; kk++) {
       let al = (*a_lo)[kk];
       let ah = (*a_hi)[kk];
@@ -104,20 +98,20 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let row_hi = row_lo + TILE / 2u;
   let col_lo = col0 + lid.x * 4u;
   let col_hi = col_lo + TILE / 2u;
-  store(batch, row_lo, col_lo, acc[0]);
-  store(batch, row_lo + 1u, col_lo, acc[1]);
-  store(batch, row_lo + 2u, col_lo, acc[2]);
-  store(batch, row_lo + 3u, col_lo, acc[3]);
-  store(batch, row_lo, col_hi, acc[4]);
-  store(batch, row_lo + 1u, col_hi, acc[5]);
-  store(batch, row_lo + 2u, col_hi, acc[6]);
-  store(batch, row_lo + 3u, col_hi, acc[7]);
-  store(batch, row_hi, col_lo, acc[8]);
-  store(batch, row_hi + 1u, col_lo, acc[9]);
-  store(batch, row_hi + 2u, col_lo, acc[10]);
-  store(batch, row_hi + 3u, col_lo, acc[11]);
-  store(batch, row_hi, col_hi, acc[12]);
-  store(batch, row_hi + 1u, col_hi, acc[13]);
-  store(batch, row_hi + 2u, col_hi, acc[14]);
-  store(batch, row_hi + 3u, col_hi, acc[15]);
+  store(split, row_lo, col_lo, acc[0]);
+  store(split, row_lo + 1u, col_lo, acc[1]);
+  store(split, row_lo + 2u, col_lo, acc[2]);
+  store(split, row_lo + 3u, col_lo, acc[3]);
+  store(split, row_lo, col_hi, acc[4]);
+  store(split, row_lo + 1u, col_hi, acc[5]);
+  store(split, row_lo + 2u, col_hi, acc[6]);
+  store(split, row_lo + 3u, col_hi, acc[7]);
+  store(split, row_hi, col_lo, acc[8]);
+  store(split, row_hi + 1u, col_lo, acc[9]);
+  store(split, row_hi + 2u, col_lo, acc[10]);
+  store(split, row_hi + 3u, col_lo, acc[11]);
+  store(split, row_hi, col_hi, acc[12]);
+  store(split, row_hi + 1u, col_hi, acc[13]);
+  store(split, row_hi + 2u, col_hi, acc[14]);
+  store(split, row_hi + 3u, col_hi, acc[15]);
 }

@@ -1,0 +1,57 @@
+#pragma once
+// The parts of `wgpt bench` beyond ppN and tgN (bench_command.cpp): training throughput per
+// precision, and the GPU time and TFLOP/s of every matrix product and attention pass a prefill and
+// a training step run, against the device's peaks.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "wgpt/gpu.h"
+#include "wgpt/model.h"
+
+namespace wgpt::cli {
+
+// Mean, standard deviation and range of repeated timings.
+struct Spread {
+  double mean = 0, sd = 0, min = 0, max = 0;
+};
+Spread spread_of(const std::vector<double>& values);
+
+struct TrainingBench {
+  size_t batch = 8;
+  size_t seq_len = 1024;
+  size_t steps = 5;  // timed, after one untimed step (compiling the pipelines)
+};
+
+// Trains a random model of `config` on random tokens for each precision in turn (f32, then
+// mixed), a fresh model and optimizer each, and prints ms per step, tokens/s, the first and last
+// steps' losses and the loss band: the largest relative difference of mixed's loss from f32's at
+// any step (the two precisions start from the same weights and train on the same batch).
+void bench_training(const model::Config& config, const std::shared_ptr<gpu::Context>& context,
+                    const TrainingBench& options);
+
+// How far one precision's logits [positions, vocab] are from another's.
+struct ParityReport {
+  size_t positions = 0;
+  double largest_difference = 0;  // of any logit
+  double largest_magnitude = 0;   // of the reference's logits, for scale
+  size_t argmax_equal = 0;        // positions whose largest logit is the same token in both
+};
+ParityReport logits_parity(const std::vector<float>& reference, const std::vector<float>& other,
+                           size_t vocab);
+
+// Runs a prefill of `ids` in f32 and in mixed precision and prints their logits' parity (then
+// restores the model's precision).
+void bench_parity(model::Model& model, const std::vector<uint32_t>& ids);
+
+// Prints one row per product of a ppN forward pass (prompt_tokens > 0) and of a training step on
+// train_rows positions (train_rows > 0; backward products included) for each precision: the kernel
+// gemm_kernel chooses, µs per product, TFLOP/s and the share of the device's peak (f32 ~67 TFLOP/s
+// for f32 kernels, f16 tensor ~990 for the tensor-core ones: an H200's), plus the prompt's
+// attention pass (flash_attention.wgsl).
+void bench_products(const model::Model& model, size_t prompt_tokens, size_t train_rows,
+                    size_t train_seq_len, size_t repetitions);
+
+}  // namespace wgpt::cli

@@ -1,0 +1,152 @@
+// Causal self-attention of a prompt in one pass (flash attention): for query i of the prompt
+// (absolute position offset + i) and head h,
+//   out[i, h·64 + d] = Σ_{j ≤ offset + i} softmax_j(scale · q_i · k_j) · v[h, j, d],
+// with q_i = qkv[i, h·64 .. h·64 + 63] (the fused projection [t, 3C], queries first) and k, v the
+// rows [0, offset + t) of the caches [n_head, n_ctx, 64], which already hold the prompt's keys and
+// values. The softmax is kept online (a running maximum and sum per row, the output rescaled when
+// the maximum grows): nothing of size t × kv_len is stored. Assumes head_dim 64.
+//
+// Workgroup (block of 64 query rows, head): 256 threads, four per row. Keys and values go through
+// workgroup memory in tiles of 32 (16 KiB, WebGPU's default limit), each key row's vec4s rotated
+// by the key's index so that the four keys read at once sit in different banks. Thread (row, part)
+// scores keys part, part + 4, .. of each tile against its row (read once into registers,
+// pre-scaled), with its own running maximum, sum and 64 output sums; threads of a subgroup that
+// share a part read the same key (a broadcast). At the end the four parts of a row merge through
+// the same workgroup memory. Grid (ceil(t / 64), n_head).
+struct Params {
+  t: u32,
+  n_head: u32,
+  n_ctx: u32,
+  offset: u32,
+  scale: f32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> qkv: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> k_cache: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> v_cache: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> out: array<vec4<f32>>;
+
+const ROWS: u32 = 64u;
+const KEYS: u32 = 32u;
+const HEAD4: u32 = 16u;    // vec4s per head row
+const PARTS: u32 = 4u;
+const NONE: f32 = -3.0e38;  // a score below every real one
+
+var<workgroup> k_tile: array<vec4<f32>, KEYS * HEAD4>;
+var<workgroup> v_tile: array<vec4<f32>, KEYS * HEAD4>;
+
+// Where vec4 d of key (or merged row) j sits in a tile.
+fn slot(j: u32, d: u32) -> u32 {
+  return j * HEAD4 + ((d + j) % HEAD4);
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+  let head = wid.y;
+  let row = li / PARTS;
+  let part = li % PARTS;
+  let i = wid.x * ROWS + row;
+  let width4 = p.n_head * HEAD4;  // vec4s per row of the attention's output
+  var q: array<vec4<f32>, HEAD4>;
+  if (i < p.t) {
+    for (var d = 0u; d < HEAD4; d++) {
+      q[d] = qkv[i * 3u * width4 + head * HEAD4 + d] * p.scale;
+    }
+  }
+  var o: array<vec4<f32>, HEAD4>;
+  var running_max = NONE;
+  var running_sum = 0.0;
+  let visible = p.offset + i + 1u;  // keys j < visible
+  let keys_end = p.offset + min(wid.x * ROWS + ROWS, p.t);  // what any row of the block sees
+  for (var k0 = 0u; k0 < keys_end; k0 += KEYS) {
+    workgroupBarrier();  // the previous tile is used up
+    for (var e = li; e < KEYS * HEAD4; e += 256u) {
+      let key = e / HEAD4;
+      let d = e % HEAD4;
+      var kv = vec4<f32>(0.0);
+      var vv = vec4<f32>(0.0);
+      if (k0 + key < keys_end) {
+        let at = (head * p.n_ctx + k0 + key) * HEAD4 + d;
+        kv = k_cache[at];
+        vv = v_cache[at];
+      }
+      k_tile[slot(key, d)] = kv;
+      v_tile[slot(key, d)] = vv;
+    }
+    workgroupBarrier();
+    var scores: array<f32, KEYS / PARTS>;
+    var tile_max = NONE;
+    for (var c = 0u; c < KEYS / PARTS; c++) {
+      let key = c * PARTS + part;
+      var dot_product = 0.0;
+      for (var d = 0u; d < HEAD4; d++) {
+        dot_product += dot(q[d], k_tile[slot(key, d)]);
+      }
+      scores[c] = select(NONE, dot_product, k0 + key < visible);
+      tile_max = max(tile_max, scores[c]);
+    }
+    let new_max = max(running_max, tile_max);
+    let rescale = exp(running_max - new_max);
+    running_sum *= rescale;
+    for (var d = 0u; d < HEAD4; d++) {
+      o[d] *= rescale;
+    }
+    for (var c = 0u; c < KEYS / PARTS; c++) {
+      let key = c * PARTS + part;
+      let weight = select(0.0, exp(scores[c] - new_max), k0 + key < visible);
+      running_sum += weight;
+      for (var d = 0u; d < HEAD4; d++) {
+        o[d] += weight * v_tile[slot(key, d)];
+      }
+    }
+    running_max = new_max;
+  }
+  // Merge the four parts of each row. Each scales its outputs by its share of the row's softmax
+  // (its sum against the row's maximum, over the row's total), then part 0 adds the other three's,
+  // one part at a time, rows 0..31 through k_tile and 32..63 through v_tile. (Every workgroup read
+  // is used before the next barrier.)
+  workgroupBarrier();
+  k_tile[li] = vec4<f32>(running_max, running_sum, 0.0, 0.0);
+  workgroupBarrier();
+  var row_max = NONE;
+  for (var r = 0u; r < PARTS; r++) {
+    row_max = max(row_max, k_tile[row * PARTS + r].x);
+  }
+  var row_sum = 0.0;
+  for (var r = 0u; r < PARTS; r++) {
+    let stats = k_tile[row * PARTS + r];
+    row_sum += stats.y * exp(stats.x - row_max);
+  }
+  let share = exp(running_max - row_max) / row_sum;
+  for (var d = 0u; d < HEAD4; d++) {
+    o[d] *= share;
+  }
+  for (var r = 1u; r < PARTS; r++) {
+    workgroupBarrier();
+    if (part == r) {
+      for (var d = 0u; d < HEAD4; d++) {
+        if (row < KEYS) {
+          k_tile[slot(row, d)] = o[d];
+        } else {
+          v_tile[slot(row - KEYS, d)] = o[d];
+        }
+      }
+    }
+    workgroupBarrier();
+    if (part == 0u) {
+      for (var d = 0u; d < HEAD4; d++) {
+        if (row < KEYS) {
+          o[d] += k_tile[slot(row, d)];
+        } else {
+          o[d] += v_tile[slot(row - KEYS, d)];
+        }
+      }
+    }
+  }
+  if (part == 0u && i < p.t) {
+    for (var d = 0u; d < HEAD4; d++) {
+      out[i * width4 + head * HEAD4 + d] = o[d];
+    }
+  }
+}

@@ -1,0 +1,41 @@
+// A prefill that repeats (the same prompt length on the same model) records the same dispatches on
+// the same buffers: the second time on, it creates no bind group and no buffer (the bind groups
+// come from the context's cache, the buffers from its pool), as the decode path's prepared
+// dispatches do. The counters prove it.
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+#include "wgpt/model.h"
+
+namespace wgpt::test {
+namespace {
+
+TEST(PrefillPlan, ARepeatedPrefillCreatesNoBindGroupOrBuffer) {
+  model::Config config;
+  config.n_layer = 2;
+  config.n_head = 2;
+  config.n_embd = 128;  // heads of 64: the fused attention
+  config.n_ctx = 64;
+  config.vocab_size = 50;
+  auto context = gpu_context();
+  const model::Model model = model::Model::random(config, 7, context);
+  std::vector<uint32_t> ids(37);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<uint32_t>(i * 7 % 50);
+  std::vector<float> first;
+  gpu::Stats before, after;
+  for (int run = 0; run < 3; ++run) {
+    before = context->stats();
+    model::KvCache cache = model.new_cache();
+    std::vector<float> logits = model.forward(ids, cache, {.all_logits = false}).logits.to_floats();
+    after = context->stats();
+    if (run == 0) first = logits;
+    EXPECT_EQ(logits, first) << "run " << run;
+  }
+  EXPECT_GT(after.dispatches - before.dispatches, 0u);
+  EXPECT_EQ(after.bind_groups_created - before.bind_groups_created, 0u);
+  EXPECT_EQ(after.buffers_created - before.buffers_created, 0u);
+  EXPECT_EQ(after.submits - before.submits, 2u);  // the pass, and the logits' readback
+}
+
+}  // namespace
+}  // namespace wgpt::test
