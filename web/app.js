@@ -1,9 +1,12 @@
 // The page's controller: loads the model, runs it as the controls say, and feeds the panels.
-// ?model=URL loads another model folder (one laid out by `make web`); ?gate runs the gate.
+// ?model=URL loads another model folder (one laid out by `make web`); ?gate runs the gate. The
+// settings live in the address too (run_settings.js), so a run can be shared and repeated.
 import { createWgpt, fetchModel, hasWebGPU } from './wgpt.js';
 import { AttentionStore, HeatMap } from './attention.js';
 import { adapterName, showCost } from './cost.js';
+import { bindExport, enableExport } from './export.js';
 import { reportGate, runGate } from './gate.js';
+import { readSettings, showSettings, writeSettings } from './run_settings.js';
 import { showShortlist } from './shortlist.js';
 import { TokenStrip } from './tokens.js';
 
@@ -12,8 +15,8 @@ const params = new URLSearchParams(location.search);
 const modelUrl = params.get('model') || 'model/';
 
 const controls = {
-  prompt: $('prompt'), temperature: $('temperature'), topK: $('top-k'), length: $('length'),
-  run: $('run'), stop: $('stop'),
+  prompt: $('prompt'), temperature: $('temperature'), topK: $('top-k'), topP: $('top-p'),
+  seed: $('seed'), length: $('length'), run: $('run'), stop: $('stop'),
 };
 const heatMap = new HeatMap($('heatmap'), $('attention-caption'));
 const attention = new AttentionStore();
@@ -57,17 +60,6 @@ function showToken(index) {
   else heatMap.clear(index === 0 ? 'The first token has nothing before it to look at.' : 'No attention recorded for this token.');
 }
 
-function settings() {
-  const temperature = Number(controls.temperature.value);
-  return {
-    greedy: temperature === 0,
-    temperature: Math.max(temperature, 0.01),
-    topK: Math.max(0, Math.floor(Number(controls.topK.value) || 0)),
-    maxTokens: Math.max(1, Math.floor(Number(controls.length.value) || 1)),
-    seed: Math.floor(Math.random() * 2 ** 31),
-    topN: 8,
-  };
-}
 
 async function run() {
   const prompt = controls.prompt.value;
@@ -82,12 +74,16 @@ async function run() {
   tokens.clear();
   attention.clear();
   steps = [];
+  enableExport($('copy'), $('download'), false);
   labels = promptTokens.map((token) => token.text);
   for (const token of promptTokens) tokens.add(token.text, { prompt: true });
   controls.run.disabled = true;
   controls.stop.disabled = false;
-  const options = settings();
-  setStatus('Reading the prompt…', 'running');
+  const options = readSettings(controls, info.model.nCtx);
+  writeSettings(prompt, options);
+  // The first run's prefill also compiles every GPU kernel: say so, or it looks stalled.
+  setStatus(runs === 0 ? 'Compiling the GPU kernels (the first run only; 10–30 s)…'
+                       : 'Reading the prompt…', 'running');
   const started = performance.now();
   let firstTokenAt = 0;
   runStats = { promptTokens: promptTokens.length, promptMs: 0, generatedTokens: 0, generateMs: 0,
@@ -104,7 +100,9 @@ async function run() {
     runStats.generatedTokens = step.step + 1;
     steps[labels.length] = step;
     labels.push(step.chosen.text);
-    tokens.add(step.chosen.text);
+    // The shortlist holds the top tokens; one picked from outside it had less than the last.
+    const picked = step.top.find((candidate) => candidate.id === step.chosen.id);
+    tokens.add(step.chosen.text, { probability: picked ? picked.p : 0 });
     setStatus(`Generating: ${runStats.generatedTokens} of ${options.maxTokens} tokens`, 'running');
     showCost($('cost'), info, runStats);
   };
@@ -115,7 +113,8 @@ async function run() {
     tokens.truncate(labels.length);
     runStats = { ...result, compiling: runStats.compiling };
     showCost($('cost'), info, runStats);
-    setStatus(`Done: ${result.generatedTokens} tokens (${result.stop}).`, 'done');
+    enableExport($('copy'), $('download'), true);
+    setStatus(`Done: ${result.generatedTokens} tokens (${result.stop}), seed ${options.seed}.`, 'done');
     controls.run.disabled = false;
     controls.stop.disabled = true;
   } catch (error) {
@@ -131,6 +130,9 @@ function bindControls() {
   controls.temperature.addEventListener('input', showTemperature);
   showTemperature();
   controls.run.addEventListener('click', run);
+  bindExport($('copy'), $('download'),
+             () => ({ text: $('tokens').textContent, steps: steps.slice(0, labels.length).filter(Boolean) }),
+             (message) => { $('export-status').textContent = message; });
   controls.stop.addEventListener('click', () => {
     wgpt?.stop();
     setStatus('Stopping after the step in flight…', 'running');
@@ -149,10 +151,9 @@ async function start() {
   bindControls();
   heatMap.clear('Run the model to see where it looks.');
   if (!hasWebGPU()) {
-    const message = 'This browser has no WebGPU, which wgpt needs to run the model on your GPU. ' +
-      'Try a current Chrome, Edge or Safari (or Firefox with WebGPU enabled).';
-    showNotice(message);
-    fail('No WebGPU in this browser (see above).');
+    showNotice('This browser has no WebGPU, which wgpt needs to run the model on your GPU. ' +
+      'Try a current Chrome, Edge or Safari (or Firefox with WebGPU enabled).');
+    fail('Cannot run without WebGPU.');
     if (params.has('gate')) reportGate($('gate'), false, 'no WebGPU in this browser');
     return;
   }
@@ -180,6 +181,7 @@ async function start() {
     showCost($('cost'), info, null);
     controls.length.max = String(info.model.nCtx);
     if (!controls.prompt.value) controls.prompt.value = files.manifest.gate?.prompt || 'The ';
+    showSettings(controls, params);
     setStatus(`Ready: ${files.name} on ${adapterName(info.adapter)}.`, 'ready');
     controls.run.disabled = false;
     if (params.has('gate')) {
@@ -188,8 +190,13 @@ async function start() {
       setStatus(pass ? 'Gate passed.' : 'Gate failed.', pass ? 'done' : 'error');
     }
   } catch (error) {
-    if (!wgpt) showNotice(`WebGPU could not start here: ${error.message}`);
-    fail(error.message);
+    // Said once: the notice explains, the status names the state.
+    if (!wgpt) {
+      showNotice(`WebGPU could not start here: ${error.message}`);
+      fail('Cannot run without a working WebGPU adapter.');
+    } else {
+      fail(error.message);
+    }
     if (params.has('gate')) reportGate($('gate'), false, error.message);
   }
 }

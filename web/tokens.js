@@ -1,4 +1,5 @@
-// The output as a strip of tokens: the prompt's, then each generated one as it arrives. The token
+// The output as a strip of tokens: the prompt's, then each generated one as it arrives, coloured by
+// how likely the model found it. The token
 // under the pointer, or the one picked with the arrow keys, is "selected"; with neither, the
 // newest is. onSelect(index) is called whenever the selection changes.
 
@@ -34,7 +35,9 @@ export class TokenStrip {
     this.#picked = null;
   }
 
-  add(text, { prompt = false } = {}) {
+  // `probability`: how likely the model found the token it picked (a generated token), shown as
+  // its colour — green when likely, red when a long shot — and in its tooltip.
+  add(text, { prompt = false, probability } = {}) {
     const span = document.createElement('span');
     const index = this.#spans.length;
     span.className = prompt ? 'token prompt' : 'token';
@@ -42,6 +45,11 @@ export class TokenStrip {
     span.dataset.index = String(index);
     span.setAttribute('role', 'option');
     span.textContent = text;
+    if (probability !== undefined) {
+      span.dataset.p = String(probability);
+      span.style.backgroundColor = `hsl(${Math.round(120 * probability)}, 70%, 88%)`;
+      span.title = `picked with probability ${(100 * probability).toFixed(1)}%`;
+    }
     this.#element.append(span);
     this.#spans.push(span);
     if (this.#picked === null) this.#show();

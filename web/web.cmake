@@ -99,7 +99,7 @@ add_custom_target(web_site ALL DEPENDS ${WGPT_WEB_OUTPUTS} wgpt_wasm)
 # Browser tests: headless Chromium on the served folder (tests/browser/web_page_test.mjs).
 enable_testing()
 set(WGPT_WEB_CHECKS page_loads run_streams_and_traces api_promises gate_passes stop_works
-                    bad_input no_webgpu device_lost)
+                    bad_input no_webgpu device_lost heatmap_follows_newest seed_in_url_reproduces)
 foreach(check ${WGPT_WEB_CHECKS})
   add_test(NAME browser.${check}
            COMMAND node "${CMAKE_CURRENT_SOURCE_DIR}/tests/browser/web_page_test.mjs"

@@ -11,6 +11,8 @@
 #include "bench_parts.h"
 #include "commands.h"
 #include "model_options.h"
+#include "option_checks.h"
+#include "progress_line.h"
 #include "sampling_options.h"
 #include "wgpt/decoder.h"
 #include "wgpt/probe.h"
@@ -26,7 +28,7 @@ struct BenchCommand {
   std::string reductions = "auto";
   std::vector<size_t> product_workgroups = {0};
   std::vector<size_t> prompt_lengths = {512};
-  size_t generate_tokens = 128;
+  std::vector<size_t> generate_tokens = {128};
   size_t generate_prompt = 16;
   size_t repetitions = 5;
   size_t warmup = 3;
@@ -101,6 +103,7 @@ template <class Body>
 Measurement measure(const std::string& test, size_t tokens, size_t warmup, size_t repetitions,
                     const model::Model& model, Body body) {
   Measurement m{test, tokens, {}, {}};
+  ProgressLine progress;
   for (size_t w = 0; w < warmup; ++w) body();
   for (size_t r = 0; r < repetitions; ++r) {
     const gpu::Stats before = model.on_gpu() ? model.context()->stats() : gpu::Stats{};
@@ -109,9 +112,10 @@ Measurement measure(const std::string& test, size_t tokens, size_t warmup, size_
     m.seconds.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (model.on_gpu()) m.counted = difference(model.context()->stats(), before);
-    std::fprintf(stderr, "\r%s: repetition %zu/%zu", test.c_str(), r + 1, repetitions);
+    progress.update(test + ": repetition " + std::to_string(r + 1) + "/" +
+                    std::to_string(repetitions));
   }
-  std::fprintf(stderr, "\n");
+  progress.done();
   return m;
 }
 
@@ -169,6 +173,7 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
       (tuning.product_workgroups ? " (" + std::to_string(tuning.product_workgroups) + " wg)" : "") +
       (mode.name.empty() ? "" : " " + mode.name);
   Measurement m{name, tokens, {}, {}};
+  ProgressLine progress;
   for (size_t r = 0; r <= repetitions; ++r) {
     prefill();
     const gpu::Stats before = model.on_gpu() ? model.context()->stats() : gpu::Stats{};
@@ -193,9 +198,10 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
     if (r == 0) continue;  // warm-up
     m.seconds.push_back(seconds);
     if (model.on_gpu()) m.counted = difference(model.context()->stats(), before);
-    std::fprintf(stderr, "\r%s: repetition %zu/%zu", m.test.c_str(), r, repetitions);
+    progress.update(m.test + ": repetition " + std::to_string(r) + "/" +
+                    std::to_string(repetitions));
   }
-  std::fprintf(stderr, "\n");
+  progress.done();
   return m;
 }
 
@@ -207,6 +213,31 @@ Measurement scoring(const model::Model& model, size_t tokens, size_t top, size_t
                  repetitions, model, [&] { model::surprisal(model, ids, {.top_k = top}); });
 }
 
+// One header line of the rows' keys, then one line per row (strings quoted, as RFC 4180).
+void print_csv(const nlohmann::ordered_json& rows) {
+  if (rows.empty()) return;
+  std::string header;
+  for (const auto& [key, value] : rows.front().items()) header += (header.empty() ? "" : ",") + key;
+  std::printf("%s\n", header.c_str());
+  for (const auto& row : rows) {
+    std::string line;
+    bool first = true;
+    for (const auto& [key, value] : row.items()) {
+      if (!first) line += ',';
+      first = false;
+      if (value.is_string()) {
+        std::string quoted = "\"";
+        for (char c : value.get<std::string>())
+          quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+        line += quoted + '"';
+      } else if (!value.is_null()) {
+        line += value.dump();
+      }
+    }
+    std::printf("%s\n", line.c_str());
+  }
+}
+
 void report(const BenchCommand& command, const model::Model& model,
             const std::vector<Measurement>& results) {
   const model::Config& c = model.config();
@@ -214,8 +245,8 @@ void report(const BenchCommand& command, const model::Model& model,
                                                    model.context()->adapter_info().backend + ")"
                                              : "CPU reference";
   const std::string name = command.config.empty() ? command.model_dir : command.config;
-  if (command.output == "json") {
-    nlohmann::json out = nlohmann::json::array();
+  if (command.output != "md") {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const Measurement& m : results) {
       std::vector<double> rates;
       for (double s : m.seconds) rates.push_back(static_cast<double>(m.tokens) / s);
@@ -237,9 +268,16 @@ void report(const BenchCommand& command, const model::Model& model,
                      {"fence_waits_per_token", m.per_token(m.counted.fence_waits)},
                      {"buffers_created_per_token", m.per_token(m.counted.buffers_created)},
                      {"bytes_allocated_per_token", m.per_token(m.counted.bytes_allocated)}});
-      if (!m.host_seconds.empty()) out.back()["host_ms_mean"] = 1000.0 * mean(m.host_seconds);
+      // ppN only; null (an empty csv field) elsewhere, so every row has the same columns.
+      out.back()["host_ms_mean"] = m.host_seconds.empty()
+                                       ? nlohmann::ordered_json()
+                                       : nlohmann::ordered_json(1000.0 * mean(m.host_seconds));
     }
-    std::printf("%s\n", out.dump(2).c_str());
+    if (command.output == "json") {
+      std::printf("%s\n", out.dump(2).c_str());
+    } else {
+      print_csv(out);
+    }
     return;
   }
   std::printf(
@@ -358,67 +396,84 @@ void profile_prefill(const model::Model& model, size_t tokens) {
   std::printf("| total | | %.1f | |\n", total);
 }
 
+// The test sizes of a -p or -n list (0 skips) that fit the model's context after `before` prompt
+// tokens; each that does not is left out with a note, so the defaults suit a small model too.
+std::vector<size_t> fitting(const std::vector<size_t>& sizes, size_t before, size_t n_ctx,
+                            const char* test) {
+  std::vector<size_t> kept;
+  for (size_t tokens : sizes) {
+    if (tokens == 0) continue;
+    if (before + tokens <= n_ctx) {
+      kept.push_back(tokens);
+    } else {
+      std::fprintf(stderr,
+                   "note: %s%zu skipped: it needs %zu positions, the model's context is %zu\n",
+                   test, tokens, before + tokens, n_ctx);
+    }
+  }
+  return kept;
+}
+
 void run(const BenchCommand& command) {
   if (command.model_dir.empty() == command.config.empty()) {
     throw Error("give exactly one of -m DIR or --config NAME");
   }
-  if (command.repetitions == 0) throw Error("-r must be at least 1");
+  // The specs are read before the model loads, so that a typo fails at once.
+  std::vector<Mode> modes = {{"", {.greedy = true}}};
+  for (const std::string& spec : command.sampling)
+    modes.push_back({spec, parse_sampling_spec(spec)});
+  if (command.score_tokens == 1) throw Error("--score needs at least two tokens");
   std::shared_ptr<gpu::Context> context;
   if (command.backend == "gpu") context = gpu::Context::create();
   std::fprintf(stderr, "loading %s...\n",
                command.config.empty() ? command.model_dir.c_str() : command.config.c_str());
-  const std::optional<DType> dtype =
-      weight_dtype_for(command.dtype, command.model_dir, context.get());
+  const std::filesystem::path path =
+      command.config.empty() ? resolve_model(command.model_dir) : std::filesystem::path();
+  const std::optional<DType> dtype = weight_dtype_for(command.dtype, path, context.get());
   model::Model model = command.config.empty()
-                           ? model::Model::load(command.model_dir, context, dtype)
+                           ? model::Model::load(path, context, {.weights = dtype})
                            : model::Model::random(model::named_config(command.config), 1, context,
                                                   dtype.value_or(DType::f32));
   const size_t n_ctx = model.config().n_ctx;
-  const size_t longest =
-      *std::max_element(command.prompt_lengths.begin(), command.prompt_lengths.end());
-  if (longest > n_ctx || command.generate_prompt + command.generate_tokens > n_ctx) {
-    throw Error("the tests need more positions than the model's context of " +
-                std::to_string(n_ctx));
-  }
+  const std::vector<size_t> prompts = fitting(command.prompt_lengths, 0, n_ctx, "pp");
+  const std::vector<size_t> generations =
+      fitting(command.generate_tokens, command.generate_prompt, n_ctx, "tg");
+  const size_t longest = prompts.empty() ? 0 : *std::max_element(prompts.begin(), prompts.end());
   std::vector<ops::Precision> precisions;
   if (command.precision != "mixed") precisions.push_back(ops::Precision::f32);
   if (command.precision != "f32") precisions.push_back(ops::Precision::mixed);
-  std::vector<Mode> modes = {{"", {.greedy = true}}};
-  for (const std::string& spec : command.sampling) {
-    modes.push_back({spec, parse_sampling_spec(spec)});
-    model::validate(modes.back().options, model.config());
-  }
-  if (command.score_tokens == 1) throw Error("--score needs at least two tokens");
+  for (const Mode& mode : modes) model::validate(mode.options, model.config());
   std::vector<Measurement> results;
   for (ops::Precision precision : precisions) {
     model.set_precision(precision);
     std::set<size_t> measured;
-    for (size_t tokens : command.prompt_lengths) {
-      if (tokens > 0) {
-        const bool again = !measured.insert(tokens).second;
-        results.push_back(
-            prompt_processing(model, tokens, command.warmup, command.repetitions, again));
-      }
+    for (size_t tokens : prompts) {
+      const bool again = !measured.insert(tokens).second;
+      results.push_back(
+          prompt_processing(model, tokens, command.warmup, command.repetitions, again));
     }
   }
-  if (command.generate_tokens) {
+  for (size_t tokens : generations) {
     for (size_t workgroups : command.product_workgroups) {
       for (const Mode& mode : modes) {
         for (bool probe : {false, true}) {
           if (probe && !command.probe) break;
-          results.push_back(token_generation(model, command.generate_prompt,
-                                             command.generate_tokens, command.repetitions, probe,
-                                             mode, tuning(command, workgroups)));
+          results.push_back(token_generation(model, command.generate_prompt, tokens,
+                                             command.repetitions, probe, mode,
+                                             tuning(command, workgroups)));
         }
       }
     }
+  }
+  if (results.empty() && command.score_tokens == 0 && !command.products && !command.train) {
+    throw Error("nothing to measure: every test was skipped or 0 (give -p or -n values that fit)");
   }
   if (command.score_tokens) {
     results.push_back(scoring(model, command.score_tokens, command.score_top, command.repetitions));
   }
   report(command, model, results);
   // Each length once, however often -p names it (the passes above may repeat one on purpose).
-  const std::set<size_t> lengths(command.prompt_lengths.begin(), command.prompt_lengths.end());
+  const std::set<size_t> lengths(prompts.begin(), prompts.end());
   if (precisions.size() == 2 && model.on_gpu()) {
     for (size_t tokens : lengths) {
       if (tokens > 0) bench_parity(model, bench_ids(tokens, model.config().vocab_size));
@@ -444,7 +499,7 @@ void add_bench_command(CLI::App& app) {
   auto command = std::make_shared<BenchCommand>();
   CLI::App* sub = app.add_subcommand(
       "bench", "Measure prompt processing (ppN) and token generation (tgN) speed");
-  sub->add_option("-m,--model", command->model_dir, "Model directory");
+  add_model_option(*sub, command->model_dir);
   sub->add_option(
       "--config", command->config,
       "Random weights of a named shape instead: gpt2, gpt2-medium, ... (no files needed)");
@@ -458,23 +513,32 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "barrier", "subgroup"}))
       ->capture_default_str();
   sub->add_option("--product-workgroups", command->product_workgroups,
-                  "At most this many workgroups per decode matrix-vector product (0: the "
-                  "default); several, comma-separated, measure tgN once for each: for tuning the "
-                  "decode kernels on an adapter")
+                  "At most this many workgroups per decode matrix-vector product, up to 65535 "
+                  "(0: the default); several, comma-separated, measure tgN once for each: for "
+                  "tuning the decode kernels on an adapter")
       ->delimiter(',')
+      ->check(whole_number(0, 65535))
       ->capture_default_str();
   sub->add_option("-p,--prompt-tokens", command->prompt_lengths,
-                  "ppN: prompt lengths, comma-separated (0 skips)")
+                  "ppN: prompt lengths, comma-separated, e.g. 128,512 (0 skips; a length past the "
+                  "context is skipped with a note; one named twice is measured again)")
       ->delimiter(',')
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
-  sub->add_option("-n,--gen-tokens", command->generate_tokens, "tgN: tokens generated (0 skips)")
+  sub->add_option("-n,--gen-tokens", command->generate_tokens,
+                  "tgN: tokens generated, e.g. 64,256 (0 skips; as -p)")
+      ->delimiter(',')
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
   sub->add_option("--gen-prompt", command->generate_prompt, "Prompt length before tgN")
+      ->check(whole_number(1, kMaxGeneratedTokens))
       ->capture_default_str();
   sub->add_option("-r,--repetitions", command->repetitions, "Timed repetitions after the warm-up")
+      ->check(whole_number(1, 1000000))
       ->capture_default_str();
   sub->add_option("--warmup", command->warmup,
                   "Untimed repetitions first (compiling the pipelines, raising the clocks)")
+      ->check(whole_number(0, 1000000))
       ->capture_default_str();
   sub->add_option("--precision", command->precision,
                   "The ppN products: mixed (f16 operands, f32 sums on the tensor cores where the "
@@ -482,8 +546,8 @@ void add_bench_command(CLI::App& app) {
                   "the parity of their logits)")
       ->check(CLI::IsMember({"f32", "mixed", "both"}))
       ->capture_default_str();
-  sub->add_option("-o,--output", command->output, "md or json")
-      ->check(CLI::IsMember({"md", "json"}))
+  sub->add_option("-o,--output", command->output, "Format of the results: md, json or csv")
+      ->check(CLI::IsMember({"md", "json", "csv"}))
       ->capture_default_str();
   sub->add_flag("--probe", command->probe,
                 "Also measure tgN with the attention probe on (every layer's attention and the "
@@ -496,8 +560,10 @@ void add_bench_command(CLI::App& app) {
   sub->add_option("--score", command->score_tokens,
                   "Also measure scoring a text of this many tokens (0 skips): tokens/s of "
                   "`wgpt score`'s sliding windows (n_ctx wide, stride n_ctx / 2)")
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
   sub->add_option("--score-top", command->score_top, "Alternatives per token when scoring")
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
   sub->add_flag("--profile", command->profile,
                 "Also show where the GPU time of a ppN pass and of a decode step goes, by kernel");
@@ -509,10 +575,13 @@ void add_bench_command(CLI::App& app) {
                 "Also measure training (forward, backward, AdamW on random tokens) in f32 and "
                 "in mixed precision, each from the same random weights (GPU only)");
   sub->add_option("--train-batch", command->training.batch, "Sequences per training step")
+      ->check(whole_number(1, 1 << 20))
       ->capture_default_str();
   sub->add_option("--train-seq", command->training.seq_len, "Positions per training sequence")
+      ->check(whole_number(1, 1 << 20))
       ->capture_default_str();
   sub->add_option("--train-steps", command->training.steps, "Timed training steps")
+      ->check(whole_number(1, 1'000'000'000))
       ->capture_default_str();
   sub->callback([command] { run(*command); });
 }

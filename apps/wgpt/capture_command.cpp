@@ -1,9 +1,10 @@
 // `wgpt capture`: one forward pass's activations, saved under the fixtures' golden names.
 #include <cstdio>
-#include <sstream>
 
 #include "commands.h"
 #include "model_options.h"
+#include "option_checks.h"
+#include "text_output.h"
 
 namespace wgpt::cli {
 namespace {
@@ -15,37 +16,20 @@ struct CaptureCommand {
   std::string output;
 };
 
-std::vector<uint32_t> parse_ids(const std::string& text) {
-  std::vector<uint32_t> ids;
-  std::stringstream stream(text);
-  std::string field;
-  while (std::getline(stream, field, ',')) {
-    size_t used = 0;
-    unsigned long value = 0;
-    try {
-      value = std::stoul(field, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != field.size() || value > UINT32_MAX) {
-      throw Error("--ids: '" + field + "' is not a token id (expected e.g. 1,2,3)");
-    }
-    ids.push_back(static_cast<uint32_t>(value));
-  }
-  return ids;
-}
-
 io::Shape shape_of(const Tensor& tensor) {
   return io::Shape(tensor.shape().begin(), tensor.shape().end());
 }
 
 void run(const CaptureCommand& command) {
-  LoadedModel loaded = load_model(command.model);
+  require_file(command.output, "-o", "safetensors");
   if (command.prompt.empty() == command.ids.empty()) {
     throw Error("give exactly one of -p PROMPT or --ids 1,2,3");
   }
+  const std::vector<uint32_t> given_ids =
+      command.ids.empty() ? std::vector<uint32_t>{} : parse_token_ids(command.ids, "--ids");
+  LoadedModel loaded = load_model(command.model);
   const std::vector<uint32_t> ids =
-      command.ids.empty() ? loaded.tokenizer->encode(command.prompt) : parse_ids(command.ids);
+      command.ids.empty() ? loaded.tokenizer->encode(command.prompt) : given_ids;
   model::KvCache cache = loaded.model.new_cache();
   model::ForwardOutput out =
       loaded.model.forward(ids, cache, {.capture_attention = true, .capture_hidden = true});

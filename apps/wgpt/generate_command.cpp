@@ -3,8 +3,12 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "interactive.h"
 #include "model_options.h"
+#include "option_checks.h"
+#include "prompt_options.h"
 #include "sampling_options.h"
+#include "standard_output.h"
 #include "wgpt/generate.h"
 
 namespace wgpt::cli {
@@ -12,9 +16,12 @@ namespace {
 
 struct GenerateCommand {
   ModelOptions model;
-  std::string prompt;
+  PromptOptions prompt;
   size_t tokens = 64;
   generate::SamplingOptions sampling;
+  std::vector<std::string> stop_strings;
+  bool context_shift = true;
+  bool interactive = false;
   bool json = false;
   bool ignore_end_of_text = false;
 };
@@ -34,25 +41,39 @@ void print_timings(const LoadedModel& loaded, const generate::GenerateResult& re
 }
 
 void run(const GenerateCommand& command) {
-  if (command.prompt.empty()) throw Error("the prompt is empty: give some text with -p");
+  if (command.interactive && (command.json || command.prompt.text == "-")) {
+    throw Error(
+        "-i reads the lines it continues from standard input: it takes neither --json nor "
+        "-p - (give the first text with -p TEXT or -f FILE)");
+  }
+  const std::string prompt = read_prompt(command.prompt);
+  if (prompt.empty() && !command.interactive) {
+    throw Error(
+        "the prompt is empty: give some text with -p TEXT, -p - (standard input) or -f FILE");
+  }
+  for (const std::string& stop : command.stop_strings) {
+    if (stop.empty()) throw Error("--stop needs a non-empty string");
+  }
   LoadedModel loaded = load_model(command.model);
   model::validate(command.sampling, loaded.model.config());
-  const std::vector<uint32_t> prompt_ids = loaded.tokenizer->encode(command.prompt);
+  generate::GenerateOptions options;
+  options.max_new_tokens = command.tokens;
+  options.sampling = command.sampling;
+  options.stop_at_end_of_text = !command.ignore_end_of_text;
+  options.stop_strings = command.stop_strings;
+  options.context_shift = command.context_shift;
+  if (command.interactive) return run_interactive(loaded, prompt, options);
+  const std::vector<uint32_t> prompt_ids = loaded.tokenizer->encode(prompt);
   if (prompt_ids.size() > loaded.model.config().n_ctx) {
     throw Error("the prompt has " + std::to_string(prompt_ids.size()) +
                 " tokens, more than the model's context of " +
                 std::to_string(loaded.model.config().n_ctx));
   }
-  generate::GenerateOptions options;
-  options.max_new_tokens = command.tokens;
-  options.sampling = command.sampling;
-  options.stop_at_end_of_text = !command.ignore_end_of_text;
   generate::TextCallback stream;
   if (!command.json) {
-    std::fputs(command.prompt.c_str(), stdout);
+    write_stdout(prompt);
     stream = [](std::string_view text) {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-      std::fflush(stdout);
+      write_stdout(text);
       return true;
     };
   }
@@ -65,6 +86,7 @@ void run(const GenerateCommand& command) {
         {"ids", result.ids},
         {"text", result.text},
         {"stop", generate::to_string(result.stop)},
+        {"context_shifts", result.context_shifts},
         {"timings",
          {{"load_ms", loaded.load_ms},
           {"prompt_ms", t.prompt_ms},
@@ -76,9 +98,17 @@ void run(const GenerateCommand& command) {
   } else {
     std::printf("\n");
   }
+  finish_stdout();  // the text ends before the notes on standard error begin
   if (result.stop == generate::StopReason::context_full) {
-    std::fprintf(stderr, "stopped: the model's context of %zu tokens is full\n",
+    std::fprintf(stderr,
+                 "stopped: the model's context of %zu tokens is full (--context-shift goes on)\n",
                  loaded.model.config().n_ctx);
+  }
+  if (result.context_shifts > 0) {
+    std::fprintf(stderr,
+                 "context shift: the context of %zu tokens filled %zu time(s); each time its "
+                 "oldest half was dropped and the newest half read again\n",
+                 loaded.model.config().n_ctx, result.context_shifts);
   }
   print_timings(loaded, result);
 }
@@ -90,10 +120,21 @@ void add_generate_command(CLI::App& app) {
   CLI::App* sub =
       app.add_subcommand("generate", "Generate text from a prompt, streamed as it comes");
   add_model_options(*sub, command->model);
-  sub->add_option("-p,--prompt", command->prompt, "The prompt text")->required();
+  add_prompt_options(*sub, command->prompt);
   sub->add_option("-n,--tokens", command->tokens, "How many tokens to generate")
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
   add_sampling_options(*sub, command->sampling, command->ignore_end_of_text);
+  sub->add_option("--stop", command->stop_strings,
+                  "Stop where the text first contains STRING (repeatable); the text ends before it")
+      ->allow_extra_args(false);
+  sub->add_flag("--context-shift,!--no-context-shift", command->context_shift,
+                "When the context is full, drop its oldest half and read the newest half again "
+                "(as llama.cpp), so -n may exceed the context; --no-context-shift stops there")
+      ->capture_default_str();
+  sub->add_flag("-i,--interactive", command->interactive,
+                "Type a line, the model continues the text from it (-n tokens), type the next; an "
+                "empty line ends. -p or -f gives the first text");
   sub->add_flag("--json", command->json,
                 "Print one JSON object: prompt_ids, ids (generated), text, timings");
   sub->callback([command] { run(*command); });

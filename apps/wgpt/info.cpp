@@ -11,7 +11,7 @@ namespace wgpt::cli {
 namespace {
 
 struct InfoOptions {
-  std::string backend = "";
+  std::string adapter;
 };
 
 // Doubles 1000 numbers and adds an offset on the GPU; true when every result is right.
@@ -39,7 +39,7 @@ std::string mib(uint64_t bytes) { return std::to_string(bytes / (1024 * 1024)) +
 
 void run_info(const InfoOptions& options) {
   gpu::ContextOptions context_options;
-  if (!options.backend.empty()) context_options.backend = gpu::parse_backend(options.backend);
+  if (!options.adapter.empty()) context_options.backend = gpu::parse_backend(options.adapter);
   auto context = gpu::Context::create(context_options);
   const gpu::AdapterInfo& info = context->adapter_info();
   const gpu::Limits& limits = context->limits();
@@ -84,8 +84,9 @@ void add_info_command(CLI::App& app) {
   auto options = std::make_shared<InfoOptions>();
   CLI::App* command = app.add_subcommand(
       "info", "Show the WebGPU adapter wgpt uses, its limits, and run a checked self-test");
-  command->add_option("--backend", options->backend,
-                      "auto, vulkan, metal, d3d12 or gl (default: $WGPT_BACKEND, else auto)");
+  command->add_option("--adapter", options->adapter,
+                      "The WebGPU backend: auto, vulkan, metal, d3d12 or gl (default: "
+                      "$WGPT_BACKEND, else auto)");
   command->callback([options] { run_info(*options); });
 }
 

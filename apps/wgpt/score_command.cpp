@@ -1,13 +1,15 @@
 // `wgpt score`: teacher-forced surprisal of a text, token by token — coloured in a terminal, one
 // line per token otherwise, or one JSON object.
-#include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
+#include <numbers>
 
 #include "commands.h"
+#include "host.h"
 #include "model_options.h"
+#include "option_checks.h"
+#include "progress_line.h"
+#include "prompt_options.h"
 #include "token_json.h"
 #include "wgpt/generate.h"
 #include "wgpt/probe.h"
@@ -26,18 +28,9 @@ struct ScoreCommand {
 };
 
 std::string read_text(const ScoreCommand& command) {
+  constexpr uint64_t kMaxTextBytes = uint64_t{256} << 20;
   if (!command.file_given) return command.text;
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(command.file, error)) {
-    throw Error(
-        "cannot read " + command.file + ": " +
-        (std::filesystem::exists(command.file, error) ? "not a regular file" : "no such file"));
-  }
-  std::ifstream in(command.file, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in) throw Error("cannot read " + command.file);
-  return text.str();
+  return io::read_file(command.file, kMaxTextBytes, "a text to score");
 }
 
 // 256-colour foregrounds from green (expected) to red (surprising), one per bit up to 6.
@@ -100,6 +93,7 @@ void print_json(const model::Surprisal& scored, const tokenizer::Tokenizer& toke
   }
   const nlohmann::ordered_json out = {{"tokens", std::move(tokens)},
                                       {"mean_bits", scored.mean_bits},
+                                      {"mean_nats", scored.mean_bits * std::numbers::ln2},
                                       {"perplexity", scored.perplexity},
                                       {"windows", scored.windows},
                                       {"stride", scored.stride}};
@@ -125,20 +119,24 @@ void run(const ScoreCommand& command) {
     std::fprintf(stderr, "note: --stride %zu is not below the context of %zu: using %zu\n",
                  options.stride, config.n_ctx, config.n_ctx - 1);
   }
-  options.on_window = [](size_t done, size_t total) {
-    if (total > 1) std::fprintf(stderr, "\rscoring: window %zu of %zu", done, total);
-    if (total > 1 && done == total) std::fprintf(stderr, "\n");
+  auto progress = std::make_shared<ProgressLine>();
+  options.on_window = [progress](size_t done, size_t total) {
+    if (total < 2) return;
+    progress->update("scoring: window " + std::to_string(done) + " of " + std::to_string(total));
+    if (done == total) progress->done();
   };
   const model::Surprisal scored = model::surprisal(loaded.model, ids, options);
   if (command.json) return print_json(scored, *loaded.tokenizer);
-  if (isatty(fileno(stdout))) {
+  if (is_terminal(stdout)) {
     print_coloured(scored, *loaded.tokenizer);
   } else {
     print_table(scored, *loaded.tokenizer);
   }
-  std::printf("%zu tokens, %zu scored: mean %.3f bits/token, perplexity %.3f (%zu window%s",
-              ids.size(), ids.size() - 1, scored.mean_bits, scored.perplexity, scored.windows,
-              scored.windows == 1 ? ")\n" : "s");
+  // Both units: training and the model READMEs report losses in nats per token.
+  std::printf(
+      "%zu tokens, %zu scored: mean %.3f bits/token (%.3f nats), perplexity %.3f (%zu window%s",
+      ids.size(), ids.size() - 1, scored.mean_bits, scored.mean_bits * std::numbers::ln2,
+      scored.perplexity, scored.windows, scored.windows == 1 ? ")\n" : "s");
   if (scored.windows > 1) {
     std::printf(" of %zu tokens, stride %zu)\n", config.n_ctx, scored.stride);
   }
@@ -155,11 +153,14 @@ void add_score_command(CLI::App& app) {
   CLI::Option* file = sub->add_option("--file", command->file, "A file holding the text to score");
   text->excludes(file);
   sub->add_option("--top-k", command->top_k, "Alternatives to report per token")
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
   sub->add_option("--stride", command->stride,
                   "Window advance for texts longer than the context (0: half the context)")
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
-  sub->add_flag("--json", command->json, "Print one JSON object: tokens, mean_bits, perplexity");
+  sub->add_flag("--json", command->json,
+                "Print one JSON object: tokens, mean_bits, mean_nats, perplexity");
   sub->callback([command, text, file] {
     command->text_given = text->count() > 0;
     command->file_given = file->count() > 0;

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "model_options.h"
+#include "option_checks.h"
 #include "wgpt/serve.h"
 
 namespace wgpt::cli {
@@ -85,15 +86,15 @@ void add_serve_command(CLI::App& app) {
                   "Address to listen on (0.0.0.0: every interface; then set --api-key)")
       ->capture_default_str();
   sub->add_option("--port", options.port, "Port to listen on (0: any free port, printed)")
-      ->check(CLI::Range(0, 65535))
+      ->check(whole_number(0, 65535))
       ->capture_default_str();
   sub->add_option("--parallel", options.parallel,
                   "Sequences decoded together, each with its own KV cache (slots)")
-      ->check(CLI::Range(1, 1024))
+      ->check(whole_number(1, 1024))
       ->capture_default_str();
   sub->add_option("--queue", options.queue,
                   "Sequences that may wait for a free slot; beyond them requests get 429")
-      ->check(CLI::Range(0, 100000))
+      ->check(whole_number(0, 100000))
       ->capture_default_str();
   sub->add_option("--api-key", options.api_key,
                   "Require 'Authorization: Bearer KEY' on every endpoint but /health");
@@ -101,12 +102,12 @@ void add_serve_command(CLI::App& app) {
                   "The model's id in /v1/models and requests (default: the directory's name)");
   sub->add_option("--max-body", options.max_body_bytes,
                   "Largest request body in bytes; larger ones get 413")
-      ->check(CLI::Range(size_t{1024}, size_t{1} << 30))
+      ->check(whole_number(1024, uint64_t{1} << 30))
       ->capture_default_str();
   sub->add_option("--shutdown-grace", command->shutdown_grace_seconds,
                   "Seconds running requests may go on after SIGINT/SIGTERM before they end "
                   "with an error event")
-      ->check(CLI::Range(0.0, 3600.0))
+      ->check(real_number(0, 3600, "[]"))
       ->capture_default_str();
   sub->callback([command] { run(*command); });
 }

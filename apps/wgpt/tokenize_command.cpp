@@ -1,10 +1,10 @@
-// `wgpt tokenize`: the ids a model directory's tokenizer gives a text.
+// `wgpt tokenize`: the ids a model's tokenizer gives a text.
 #include <cstdio>
-#include <iostream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "model_options.h"
+#include "prompt_options.h"
 #include "wgpt/tokenizer.h"
 
 namespace wgpt::cli {
@@ -17,9 +17,8 @@ struct TokenizeCommand {
 };
 
 void run(const TokenizeCommand& command) {
-  auto tokenizer = tokenizer::load_tokenizer(command.model_dir);
-  std::string text = command.text;
-  if (text == "-") text.assign(std::istreambuf_iterator<char>(std::cin), {});
+  auto tokenizer = load_model_tokenizer(resolve_model(command.model_dir));
+  const std::string text = read_prompt({command.text, ""});
   const std::vector<uint32_t> ids = tokenizer->encode(text);
   if (command.json) {
     std::printf("%s\n", nlohmann::json({{"ids", ids}}).dump().c_str());
@@ -34,8 +33,7 @@ void run(const TokenizeCommand& command) {
 void add_tokenize_command(CLI::App& app) {
   auto command = std::make_shared<TokenizeCommand>();
   CLI::App* sub = app.add_subcommand("tokenize", "Print the token ids of a text");
-  sub->add_option("-m,--model", command->model_dir, "Model directory with tokenizer files")
-      ->required();
+  add_model_option(*sub, command->model_dir)->required();
   sub->add_option("text", command->text, "The text, or - to read standard input")->required();
   sub->add_flag("--json", command->json, "Print {\"ids\": [...]}");
   sub->callback([command] { run(*command); });

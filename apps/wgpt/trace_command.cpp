@@ -5,7 +5,11 @@
 
 #include "commands.h"
 #include "model_options.h"
+#include "option_checks.h"
+#include "prompt_options.h"
 #include "sampling_options.h"
+#include "standard_output.h"
+#include "text_output.h"
 #include "trace_sinks.h"
 
 namespace wgpt::cli {
@@ -13,7 +17,7 @@ namespace {
 
 struct TraceCommand {
   ModelOptions model;
-  std::string prompt;
+  PromptOptions prompt;
   size_t tokens = 32;
   size_t detail_layers = 0;
   size_t top = 10;
@@ -66,15 +70,22 @@ void run(const TraceCommand& command) {
   if (command.output.empty() && command.html.empty()) {
     throw Error("nowhere to write the trace: give -o FILE and/or --html PAGE");
   }
-  if (command.prompt.empty()) throw Error("the prompt is empty: give some text with -p");
+  if (is_standard_output(command.output) && is_standard_output(command.html)) {
+    throw Error("-o - and --html - both name standard output: send one of them to a file");
+  }
+  const std::string prompt = read_prompt(command.prompt);
+  if (prompt.empty()) {
+    throw Error(
+        "the prompt is empty: give some text with -p TEXT, -p - (standard input) or -f FILE");
+  }
   LoadedModel loaded = load_model(command.model);
   const model::Config& config = loaded.model.config();
   model::validate(command.sampling, config);
   TraceRun trace_run{config,
                      *loaded.tokenizer,
                      model_name(command.model.model_dir),
-                     command.prompt,
-                     loaded.tokenizer->encode(command.prompt),
+                     prompt,
+                     loaded.tokenizer->encode(prompt),
                      clamped_probe(command, config),
                      command.sampling};
   std::vector<std::unique_ptr<TraceSink>> sinks;
@@ -96,17 +107,26 @@ void run(const TraceCommand& command) {
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return true;
   };
-  // The text as it comes is the progress.
-  std::fputs(command.prompt.c_str(), stdout);
-  auto on_text = [](std::string_view text) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
+  // The text as it comes is the progress: on standard error when the trace takes standard output
+  // (where, as every write to standard output, it is checked).
+  const bool progress_on_stderr =
+      is_standard_output(command.output) || is_standard_output(command.html);
+  auto show = [progress_on_stderr](std::string_view text) {
+    if (progress_on_stderr) {
+      std::fwrite(text.data(), 1, text.size(), stderr);
+    } else {
+      write_stdout(text);
+    }
+  };
+  show(prompt);
+  auto on_text = [&show](std::string_view text) {
+    show(text);
     return true;
   };
   const generate::GenerateResult result =
       generate::generate_traced(loaded.model, *loaded.tokenizer, trace_run.prompt_ids, options,
                                 trace_run.probe, on_trace, on_text);
-  std::printf("\n");
+  show("\n");
   for (auto& sink : sinks) std::fprintf(stderr, "%s\n", sink->finish(result).c_str());
   print_timings(result, writing_ms);
 }
@@ -118,19 +138,24 @@ void add_trace_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "trace", "Generate with the probe on: every step's attention, detail and top tokens");
   add_model_options(*sub, command->model);
-  sub->add_option("-p,--prompt", command->prompt, "The prompt text")->required();
+  add_prompt_options(*sub, command->prompt);
   sub->add_option("-n,--tokens", command->tokens, "How many tokens to generate")
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
   sub->add_option("--detail-layers", command->detail_layers,
                   "Capture the per-block detail of the first D blocks (docs/probe.md)")
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
   sub->add_option("--top", command->top, "Report the N most likely next tokens per step")
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
   sub->add_option("--format", command->format, "Format of -o: ndjson or safetensors")
       ->check(CLI::IsMember({"ndjson", "safetensors"}))
       ->capture_default_str();
-  sub->add_option("-o,--output", command->output, "The trace file to write");
-  sub->add_option("--html", command->html, "A self-contained HTML page of the trace to write");
+  sub->add_option("-o,--output", command->output,
+                  "The trace file to write (- for standard output)");
+  sub->add_option("--html", command->html,
+                  "A self-contained HTML page of the trace to write (- for standard output)");
   add_sampling_options(*sub, command->sampling, command->ignore_end_of_text);
   sub->callback([command] { run(*command); });
 }

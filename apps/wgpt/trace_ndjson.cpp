@@ -1,6 +1,5 @@
 // `wgpt trace --format ndjson`: one JSON record per step, written as the step arrives.
-#include <fstream>
-
+#include "text_output.h"
 #include "trace_sinks.h"
 
 namespace wgpt::cli {
@@ -8,8 +7,7 @@ namespace {
 
 class NdjsonSink final : public TraceSink {
  public:
-  NdjsonSink(const std::filesystem::path& path, const TraceRun& run)
-      : path_(path), run_(run), out_(create_output(path)) {}
+  NdjsonSink(const std::filesystem::path& path, const TraceRun& run) : run_(run), out_(path) {}
 
   void step(size_t step, const model::StepTrace& trace, uint32_t token) override {
     nlohmann::ordered_json record = {{"step", step},
@@ -34,20 +32,18 @@ class NdjsonSink final : public TraceSink {
     }
     record["attention"] = std::move(attention);
     record["top"] = top_json(run_.tokenizer, trace.top);
-    out_ << dump_json(record) << '\n';
+    out_.write(dump_json(record) + '\n');
     ++steps_;
   }
 
   std::string finish(const generate::GenerateResult&) override {
     out_.close();
-    if (!out_) throw Error("writing " + path_.string() + " failed");
-    return "wrote " + std::to_string(steps_) + " step records to " + path_.string();
+    return "wrote " + std::to_string(steps_) + " step records to " + out_.name();
   }
 
  private:
-  std::filesystem::path path_;
   const TraceRun& run_;
-  std::ofstream out_;
+  TextOutput out_;
   size_t steps_ = 0;
 };
 

@@ -3,8 +3,8 @@
 // more, and a 124M model's 256 steps stay a few megabytes.
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 
+#include "text_output.h"
 #include "trace_sinks.h"
 
 namespace wgpt::cli {
@@ -49,9 +49,7 @@ std::string script_safe(const std::string& json) {
 
 class PageSink final : public TraceSink {
  public:
-  PageSink(const std::filesystem::path& path, const TraceRun& run) : path_(path), run_(run) {
-    create_output(path);  // fail now rather than after the generation
-  }
+  PageSink(const std::filesystem::path& path, const TraceRun& run) : run_(run), out_(path) {}
 
   void step(size_t, const model::StepTrace& trace, uint32_t token) override {
     std::vector<uint8_t> attention;
@@ -94,17 +92,15 @@ class PageSink final : public TraceSink {
     const size_t slot = page.find(kDataSlot);
     if (slot == std::string::npos) throw Error("the embedded trace page has no data slot");
     page.replace(slot, kDataSlot.size(), script_safe(dump_json(data)));
-    std::ofstream out = create_output(path_);
-    out << page;
-    out.close();
-    if (!out) throw Error("writing " + path_.string() + " failed");
+    out_.write(page);
+    out_.close();
     return "wrote the trace page (" + std::to_string(page.size() / 1024) + " KiB) to " +
-           path_.string();
+           out_.name();
   }
 
  private:
-  std::filesystem::path path_;
   const TraceRun& run_;
+  TextOutput out_;
   nlohmann::ordered_json steps_ = nlohmann::ordered_json::array();
 };
 

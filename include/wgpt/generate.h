@@ -32,13 +32,44 @@ class Utf8Stream {
   std::string pending_;
 };
 
-enum class StopReason { max_tokens, end_of_text, context_full, callback };
+// Stop strings (`wgpt generate --stop`, OpenAI's `stop`): generation ends where the text first
+// contains one of them, and the text returned ends just before it. Streaming text is released as
+// it is generated, except a tail that could still become a stop string, which is held back until
+// the next text decides.
+class StopSequences {
+ public:
+  // Each sequence non-empty UTF-8 (the caller's validation sees to that).
+  explicit StopSequences(std::vector<std::string> sequences);
+
+  // Adds generated text; returns the text now known to come before any stop sequence.
+  std::string push(std::string_view text);
+  // Whether a stop sequence has appeared (push then returned the text before it, and the rest
+  // is dropped).
+  bool matched() const { return matched_; }
+  // The held-back tail, released when the generation ends without a stop sequence.
+  std::string flush();
+
+ private:
+  // The length of the longest tail of held_ that is a proper prefix of some stop sequence.
+  size_t possible_start() const;
+
+  std::vector<std::string> sequences_;
+  std::string held_;
+  bool matched_ = false;
+};
+
+enum class StopReason { max_tokens, end_of_text, context_full, stop_string, callback };
 const char* to_string(StopReason reason);
 
 struct GenerateOptions {
   size_t max_new_tokens = 64;
   SamplingOptions sampling;
   bool stop_at_end_of_text = true;  // stop when the model emits its EOS id (if it has one)
+  // Stop where the text first contains one of these (non-empty); the text ends before it.
+  std::vector<std::string> stop_strings;
+  // When the context is full: drop its oldest half and re-prefill the newest half, then go on (as
+  // llama.cpp's context shift does); otherwise stop there (StopReason::context_full).
+  bool context_shift = false;
 };
 
 struct Timings {
@@ -53,6 +84,7 @@ struct GenerateResult {
   std::vector<uint32_t> ids;  // generated only
   std::string text;           // generated only
   StopReason stop = StopReason::max_tokens;
+  size_t context_shifts = 0;  // how often the context was full and its oldest half dropped
   Timings timings;
 };
 

@@ -29,12 +29,19 @@ struct Config {
   std::string tokenizer;  // "char", "gpt2-bpe", or empty (decided by the files present)
 
   size_t head_dim() const { return n_embd / n_head; }
-  // Parses HF's config.json fields; an error names the missing or malformed field and `source`.
+  // Parses HF's config.json fields, then check()s them; an error names the missing or malformed
+  // field and `source`.
   static Config from_json(const std::string& text, const std::string& source = "config.json");
+  // DIR/config.json (a regular file of at most 1 MiB).
   static Config load(const std::filesystem::path& model_dir);
   std::string to_json() const;
+  // Throws wgpt::Error naming `source` unless every size is positive and within wgpt's limits
+  // (1024 layers, 65536 wide, 2^20 positions, 2^24 tokens, a model the address space holds),
+  // n_embd is a multiple of n_head, and eos_token_id is a token. Every way of making a Model
+  // checks its config, so no shape downstream divides by zero or overflows.
+  void check(const std::string& source) const;
   // Parameters in the model (the tied LM head counted once).
-  size_t parameter_count() const;
+  uint64_t parameter_count() const;
 };
 
 // A parameter's HF name (unprefixed, as on the hub) and its shape.
@@ -113,20 +120,28 @@ struct ForwardOutput {
 // CPU.
 DType default_weight_dtype(const gpu::Context* context);
 
+struct LoadOptions {
+  // The weight dtype (see Weights). Without one, a model whose every tensor came from .fzm groups
+  // of 64 keeps its q4 blocks on a GPU and every other model takes f32.
+  std::optional<DType> weights;
+  // Load weights that hold NaN or infinity instead of refusing them (to inspect a damaged or
+  // diverged checkpoint: what it generates is garbage).
+  bool allow_non_finite = false;
+};
+
 class Model {
  public:
-  // Loads config.json and model.safetensors or model.fzm from a model directory. A null context
-  // loads onto the CPU. `weights` is the weight dtype (see Weights); without one, an .fzm model on
-  // a GPU keeps its q4 blocks and every other model takes f32.
+  // Loads config.json and model.safetensors or model.fzm from a model directory (both at once is
+  // an error: which one is meant is ambiguous). A null context loads onto the CPU.
   static Model load(const std::filesystem::path& model_dir,
-                    std::shared_ptr<gpu::Context> context = nullptr,
-                    std::optional<DType> weights = std::nullopt);
+                    std::shared_ptr<gpu::Context> context = nullptr, LoadOptions options = {});
   // From tensors with HF names (with or without the `transformer.` prefix; `h.N.attn.bias` mask
-  // buffers and a tied `lm_head.weight` are ignored); every shape is checked against the config.
-  // Without a weight dtype: q4 on a GPU when every tensor came from .fzm groups of 64, else f32.
+  // buffers and an `lm_head.weight` equal to the token table are ignored). Every shape is checked
+  // against the config; a tensor the model does not use, a name present with and without the
+  // prefix, and (unless allowed) a non-finite value are errors naming the tensor.
   static Model from_tensors(const Config& config, const io::TensorFile& tensors,
                             std::shared_ptr<gpu::Context> context = nullptr,
-                            std::optional<DType> weights = std::nullopt);
+                            LoadOptions options = {});
   // Random weights as GPT-2 initialises them (N(0, 0.02), residual projections scaled by
   // 1/√(2·n_layer), LayerNorm 1/0, biases 0), reproducible from `seed`, stored as `weights`.
   static Model random(const Config& config, uint64_t seed,
@@ -159,9 +174,13 @@ class Model {
 
   // The weights under HF's unprefixed names, as host tensors (for saving).
   std::vector<io::TensorData> to_tensor_data() const;
-  // Writes config.json and model.safetensors (or model.fzm, q4) into `model_dir`.
+  // Writes config.json and model.safetensors (or model.fzm, q4) into `model_dir` as one
+  // io::DirectoryUpdate, which also removes the other format's weights: a reader sees the old
+  // model or the new one, never a mix, and never two weight files.
   void save(const std::filesystem::path& model_dir,
             io::Format format = io::Format::safetensors) const;
+  // The same files added to an update the caller commits (a checkpoint adds its own to it).
+  void save(io::DirectoryUpdate& update, io::Format format = io::Format::safetensors) const;
 
  private:
   Model(Config config, Weights weights, std::shared_ptr<gpu::Context> context)

@@ -14,11 +14,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "wgpt/error.h"
@@ -37,6 +39,21 @@ enum class SpecialTokens {
 
 struct TokenizerOptions {
   SpecialTokens special_tokens = SpecialTokens::as_text;
+};
+
+// A vocabulary as data: what a GGUF file stores, and what `wgpt convert` carries from one format
+// to another. A tokenizer is made from it (make_tokenizer) or from a model directory's files.
+struct Vocabulary {
+  enum class Kind { bpe, characters };
+  Kind kind = Kind::bpe;
+  // id → token: BPE tokens spelled in GPT-2's byte alphabet (as vocab.json has them); characters as
+  // their UTF-8.
+  std::vector<std::string> tokens;
+  // BPE merges in rank order.
+  std::vector<std::pair<std::string, std::string>> merges;
+
+  // The files a model directory keeps it in, by name: vocab.json, and merges.txt for BPE.
+  std::map<std::string, std::string> files() const;
 };
 
 class Tokenizer {
@@ -75,6 +92,9 @@ class BpeTokenizer final : public Tokenizer {
   static std::unique_ptr<BpeTokenizer> from_files(const std::filesystem::path& vocab_json,
                                                   const std::filesystem::path& merges_txt,
                                                   TokenizerOptions options = {});
+  // From a Vocabulary of kind bpe (every merge's parts and result in its tokens).
+  static std::unique_ptr<BpeTokenizer> from_vocabulary(const Vocabulary& vocabulary,
+                                                       TokenizerOptions options = {});
 
   ~BpeTokenizer() override;
   std::vector<uint32_t> encode(std::string_view text) const override;
@@ -113,8 +133,13 @@ class CharTokenizer final : public Tokenizer {
 // point order: what CharTokenizer::from_json reads. Throws on invalid UTF-8.
 std::string char_vocabulary_json(std::string_view text);
 
-// The tokenizer of a model directory: BPE from vocab.json + merges.txt when merges.txt exists,
+// The vocabulary of a model directory: BPE from vocab.json + merges.txt when merges.txt exists,
 // else BPE from tokenizer.json when that exists, else a character vocabulary from vocab.json.
+Vocabulary read_vocabulary(const std::filesystem::path& model_dir);
+// The tokenizer of a vocabulary; its tokens and merges are checked as the files' are.
+std::unique_ptr<Tokenizer> make_tokenizer(const Vocabulary& vocabulary,
+                                          TokenizerOptions options = {});
+// make_tokenizer(read_vocabulary(model_dir), options).
 std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& model_dir,
                                           TokenizerOptions options = {});
 

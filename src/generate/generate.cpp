@@ -15,6 +15,8 @@ const char* to_string(StopReason reason) {
       return "end of text";
     case StopReason::context_full:
       return "context full";
+    case StopReason::stop_string:
+      return "stop string";
     case StopReason::callback:
       return "stopped by caller";
   }
@@ -33,16 +35,18 @@ GenerateResult generate(const model::Model& model, const tokenizer::Tokenizer& t
   if (options.max_new_tokens > 1 && model::Decoder::supported(model)) {
     fused.emplace(model, run.cache(), options.sampling);
   }
-  run.accept(run.sample(
-      model.forward(run.next_ids(), run.cache(), {.all_logits = false}).logits.to_floats()));
-  if (run.running() && fused) {
-    // Every later token is chosen on the GPU, two steps in flight.
-    fused->generate(run.context(), run.remaining(), [&](uint32_t token) {
-      run.accept(run.chosen_on_device(token));
-      return run.running();
-    });
-  }
+  // The prefill (and, after a context shift, the re-prefill of the newest half) runs the general
+  // forward pass; the steps after it take the fused path.
   while (run.running()) {
+    if (fused && !run.needs_prefill()) {
+      // Every token is chosen on the GPU, two steps in flight, until the run stops or shifts.
+      const std::vector<uint32_t> chosen =
+          fused->generate(run.context(), run.remaining(), [&](uint32_t token) {
+            run.accept(run.chosen_on_device(token));
+            return run.running() && !run.needs_prefill();
+          });
+      if (!chosen.empty()) continue;
+    }
     const std::vector<float> logits =
         model.forward(run.next_ids(), run.cache(), {.all_logits = false}).logits.to_floats();
     run.accept(run.sample(logits));

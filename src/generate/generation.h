@@ -17,10 +17,15 @@ class Generation {
              TextCallback on_text);
 
   bool running() const { return running_; }
-  // What the next step runs: the prompt, then the last token accepted.
+  // What the next step runs: the prompt (or after a context shift the newest half of the context),
+  // then the last token accepted.
   std::span<const uint32_t> next_ids() const;
-  // The prompt and every token accepted: the sampler's context.
-  std::vector<uint32_t> context() const;
+  // Whether the next step is a prefill (next_ids() holds more than the last token), which the
+  // fused decoder cannot run.
+  bool needs_prefill() const { return prefill_; }
+  // The tokens the model sees: the prompt and every token accepted, or after a context shift the
+  // newest half and the tokens accepted since. The sampler's context (its penalties' window).
+  std::span<const uint32_t> context() const { return context_; }
   // Tokens the run may still generate.
   size_t remaining() const { return options_.max_new_tokens - result_.ids.size(); }
   model::KvCache& cache() { return cache_; }
@@ -36,21 +41,29 @@ class Generation {
     ++steps_;
     return token;
   }
-  // Appends the token and streams its text; stops at the end-of-text token, the token limit, a
-  // full context, or when the text callback says so.
+  // Appends the token and streams its text; stops at the end-of-text token, a stop string, the
+  // token limit, a full context (or shifts it: GenerateOptions::context_shift), or when the text
+  // callback says so.
   void accept(uint32_t token);
   void stop(StopReason reason);
   // Flushes the text stream and closes the timings.
   GenerateResult finish();
 
  private:
-  bool emit(const std::string& text);
+  // Passes text through the stop strings to the result and the callback; false to stop.
+  bool emit(std::string_view text);
+  bool deliver(const std::string& text);
+  // Drops the oldest half of the context; the next step re-prefills the rest.
+  void shift_context();
 
   const model::Config& config_;
   const tokenizer::Tokenizer& tokenizer_;
   GenerateOptions options_;
   TextCallback on_text_;
   Utf8Stream stream_;
+  StopSequences stop_strings_;
+  std::vector<uint32_t> context_;
+  bool prefill_ = true;
   model::KvCache cache_;
   GenerateResult result_;
   bool running_ = true;

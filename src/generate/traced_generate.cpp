@@ -62,7 +62,7 @@ void on_step(const std::shared_ptr<AsyncRun>& state, Result<Step> step, Take tak
 
 void trace_next_step(const std::shared_ptr<AsyncRun>& state) {
   Generation& run = state->run;
-  if (run.steps() > 0 && state->decoder) {  // decode steps, the token chosen on the GPU
+  if (!run.needs_prefill() && state->decoder) {  // decode steps, the token chosen on the GPU
     state->decoder->step_chosen_async(
         run.context(), state->probe.top_n, [state](Result<model::Decoder::ChosenStep> step) {
           on_step(state, std::move(step), [&](const model::Decoder::ChosenStep& chosen) {

@@ -115,8 +115,9 @@ void write_fzm(ByteSink& sink, std::span<const TensorData> tensors) {
 }
 
 void save_fzm(const std::filesystem::path& path, std::span<const TensorData> tensors) {
-  AtomicFile file(path);
-  write_fzm(file, tensors);
+  OutputFile file(path);
+  OutputSink sink(file);
+  write_fzm(sink, tensors);
   file.commit();
 }
 

@@ -32,6 +32,10 @@ std::string_view dtype_name(DType dtype) {
       return "U32";
     case DType::q4:
       return "Q4";
+    case DType::q8_0:
+      return "Q8_0";
+    case DType::q4_0:
+      return "Q4_0";
   }
   return "?";
 }
@@ -115,6 +119,16 @@ const TensorData& TensorFile::at(std::string_view name) const {
   if (const auto* tensor = find(name)) return *tensor;
   throw Error("no tensor named '" + std::string(name) + "' (the file holds " +
               std::to_string(tensors.size()) + " tensors)");
+}
+
+TensorData TensorData::stored_as(DType dtype) const {
+  if (io::is_integer(dtype) != is_integer()) {
+    throw Error("tensor '" + name_ + "': " + (is_integer() ? "integer" : "float") +
+                " values cannot be stored as " + std::string(dtype_name(dtype)));
+  }
+  TensorData copy = *this;
+  copy.dtype_ = dtype;
+  return copy;
 }
 
 }  // namespace wgpt::io

@@ -2,7 +2,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <new>
+#include <numbers>
 #include <numeric>
+#include <set>
 
 #include "model/weight_names.h"
 #include "wgpt/model.h"
@@ -60,20 +63,6 @@ std::vector<Tensor> place_token_table(const Source& source, const Config& config
   return blocks;
 }
 
-// The parameters stored in the weight dtype: the four matrices of every block (the token table
-// is placed apart).
-bool is_matrix(const std::string& name) {
-  for (const char* suffix :
-       {"attn.c_attn.weight", "attn.c_proj.weight", "mlp.c_fc.weight", "mlp.c_proj.weight"}) {
-    const std::string tail(suffix);
-    if (name.size() >= tail.size() &&
-        name.compare(name.size() - tail.size(), tail.size(), tail) == 0) {
-      return true;
-    }
-  }
-  return false;
-}
-
 Weights assemble(const Config& config, const std::map<std::string, Source>& sources, DType dtype,
                  const std::shared_ptr<gpu::Context>& context) {
   std::map<std::string, io::Shape> shapes;
@@ -121,9 +110,9 @@ class SeededNormal {
     const double u1 = (static_cast<double>(bits() >> 11) + 1.0) * 0x1.0p-53;
     const double u2 = static_cast<double>(bits() >> 11) * 0x1.0p-53;
     const double radius = std::sqrt(-2.0 * std::log(u1));
-    spare_ = static_cast<float>(radius * std::sin(2.0 * M_PI * u2));
+    spare_ = static_cast<float>(radius * std::sin(2.0 * std::numbers::pi * u2));
     has_spare_ = true;
-    return static_cast<float>(radius * std::cos(2.0 * M_PI * u2)) * stddev;
+    return static_cast<float>(radius * std::cos(2.0 * std::numbers::pi * u2)) * stddev;
   }
 
  private:
@@ -143,56 +132,132 @@ bool ends_with(const std::string& text, const std::string& suffix) {
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+std::string shape_text(const io::Shape& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+// The tensor of parameter `name`, under HF's prefixed or unprefixed name — not both.
+const io::TensorData& find_parameter(const io::TensorFile& tensors, const std::string& name) {
+  const io::TensorData* prefixed = tensors.find("transformer." + name);
+  const io::TensorData* plain = tensors.find(name);
+  if (prefixed && plain) {
+    throw Error("the checkpoint holds both 'transformer." + name + "' and '" + name +
+                "': which one is the weight is ambiguous");
+  }
+  if (!prefixed && !plain) {
+    throw Error("the checkpoint has no tensor '" + name + "' (nor 'transformer." + name + "')");
+  }
+  return prefixed ? *prefixed : *plain;
+}
+
+// NaN or infinity in a weight makes every later activation garbage, silently: refuse it here.
+void require_finite(const std::string& name, std::span<const float> values) {
+  const auto bad =
+      std::find_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); });
+  if (bad == values.end()) return;
+  throw Error("tensor '" + name + "' holds " + std::to_string(*bad) + " at element " +
+              std::to_string(bad - values.begin()) + " of " + std::to_string(values.size()) +
+              ": a damaged or diverged checkpoint (allow_non_finite, --allow-non-finite on the "
+              "command line, loads it anyway)");
+}
+
+// HF checkpoints may carry the LM head, which GPT-2 ties to the token table: a copy of it.
+void require_tied_head(const io::TensorData& head, std::span<const float> token_table) {
+  const bool tied = !head.is_integer() && std::equal(head.floats().begin(), head.floats().end(),
+                                                     token_table.begin(), token_table.end());
+  if (!tied) {
+    throw Error(
+        "the checkpoint's lm_head.weight is not the token table wte.weight: wgpt runs "
+        "GPT-2 with the LM head tied to it");
+  }
+}
+
+// A tensor the model does not read means the config and the checkpoint disagree (more layers in
+// the file than in config.json, say): say so rather than run a different model than was saved.
+void require_all_used(const io::TensorFile& tensors, const std::set<std::string>& used,
+                      std::span<const float> token_table) {
+  std::vector<std::string> unused;
+  for (const io::TensorData& tensor : tensors.tensors) {
+    const std::string& name = tensor.name();
+    if (name == "lm_head.weight") {
+      require_tied_head(tensor, token_table);
+    } else if (!used.count(name) && !is_ignored_name(name)) {
+      unused.push_back(name);
+    }
+  }
+  if (unused.empty()) return;
+  std::string names;
+  for (size_t i = 0; i < unused.size() && i < 5; ++i) names += (i ? ", '" : "'") + unused[i] + "'";
+  throw Error("the checkpoint holds " + std::to_string(unused.size()) +
+              " tensor(s) the model does not use (" + names + (unused.size() > 5 ? ", ..." : "") +
+              "): does config.json describe this checkpoint?");
+}
+
+// Building weights allocates the whole model: too large a config is an error, not bad_alloc.
+template <class Build>
+Weights allocate(const Config& config, Build build) {
+  try {
+    return build();
+  } catch (const std::bad_alloc&) {
+    throw Error("not enough memory for a model of " + std::to_string(config.parameter_count()) +
+                " parameters (" + std::to_string(config.parameter_count() * sizeof(float) >> 20) +
+                " MiB of f32 weights)");
+  }
+}
+
 }  // namespace
 
 Model Model::from_tensors(const Config& config, const io::TensorFile& tensors,
-                          std::shared_ptr<gpu::Context> context, std::optional<DType> weights) {
+                          std::shared_ptr<gpu::Context> context, LoadOptions options) {
+  config.check("the model config");
   std::map<std::string, Source> sources;
+  std::set<std::string> used;
   bool all_q4 = true;
   for (const auto& [name, shape] : parameter_shapes(config)) {
-    const io::TensorData* found = tensors.find("transformer." + name);
-    if (!found) found = tensors.find(name);
-    if (!found)
-      throw Error("checkpoint has no tensor '" + name + "' (nor 'transformer." + name + "')");
-    if (found->is_integer()) throw Error("tensor '" + name + "' holds integers, not weights");
-    if (found->shape() != shape) {
-      auto text = [](const io::Shape& s) {
-        std::string out = "[";
-        for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-        return out + "]";
-      };
-      throw Error("tensor '" + name + "' has shape " + text(found->shape()) +
-                  " but the config needs " + text(shape));
+    const io::TensorData& found = find_parameter(tensors, name);
+    if (found.is_integer()) throw Error("tensor '" + name + "' holds integers, not weights");
+    if (found.shape() != shape) {
+      throw Error("tensor '" + name + "' has shape " + shape_text(found.shape()) +
+                  " but the config needs " + shape_text(shape));
     }
-    sources[name] = {found->floats(), found->q4()};
-    all_q4 = all_q4 && found->q4() && found->q4()->group_size == kQ4Block;
+    if (!options.allow_non_finite) require_finite(found.name(), found.floats());
+    sources[name] = {found.floats(), found.q4()};
+    all_q4 = all_q4 && found.q4() && found.q4()->group_size == kQ4Block;
+    used.insert(found.name());
   }
-  const DType dtype = weights.value_or(context && all_q4 ? DType::q4 : DType::f32);
+  require_all_used(tensors, used, sources.at("wte.weight").values);
+  const DType dtype = options.weights.value_or(context && all_q4 ? DType::q4 : DType::f32);
   // Assembled before the context moves into the Model: argument order is unspecified.
-  Weights assembled = assemble(config, sources, dtype, context);
-  return Model(config, std::move(assembled), std::move(context));
+  Weights weights = allocate(config, [&] { return assemble(config, sources, dtype, context); });
+  return Model(config, std::move(weights), std::move(context));
 }
 
 Model Model::random(const Config& config, uint64_t seed, std::shared_ptr<gpu::Context> context,
                     DType weights) {
+  config.check("the model config");
   constexpr float kStddev = 0.02f;
   const float residual_stddev = kStddev / std::sqrt(2.0f * static_cast<float>(config.n_layer));
-  SeededNormal normal(seed);
-  std::map<std::string, std::vector<float>> storage;
-  std::map<std::string, Source> sources;
-  for (const auto& [name, shape] : parameter_shapes(config)) {
-    size_t count = 1;
-    for (int64_t d : shape) count *= static_cast<size_t>(d);
-    std::vector<float> data(count, 0.0f);
-    if (ends_with(name, "ln_1.weight") || ends_with(name, "ln_2.weight") || name == "ln_f.weight") {
-      std::fill(data.begin(), data.end(), 1.0f);
-    } else if (ends_with(name, ".weight")) {
-      const float stddev = ends_with(name, "c_proj.weight") ? residual_stddev : kStddev;
-      for (float& v : data) v = normal.next(stddev);
+  Weights assembled = allocate(config, [&] {
+    SeededNormal normal(seed);
+    std::map<std::string, std::vector<float>> storage;
+    std::map<std::string, Source> sources;
+    for (const auto& [name, shape] : parameter_shapes(config)) {
+      size_t count = 1;
+      for (int64_t d : shape) count *= static_cast<size_t>(d);
+      std::vector<float> data(count, 0.0f);
+      if (ends_with(name, "ln_1.weight") || ends_with(name, "ln_2.weight") ||
+          name == "ln_f.weight") {
+        std::fill(data.begin(), data.end(), 1.0f);
+      } else if (ends_with(name, ".weight")) {
+        const float stddev = ends_with(name, "c_proj.weight") ? residual_stddev : kStddev;
+        for (float& v : data) v = normal.next(stddev);
+      }
+      sources[name] = {storage.emplace(name, std::move(data)).first->second};
     }
-    sources[name] = {storage.emplace(name, std::move(data)).first->second};
-  }
-  Weights assembled = assemble(config, sources, weights, context);
+    return assemble(config, sources, weights, context);
+  });
   return Model(config, std::move(assembled), std::move(context));
 }
 

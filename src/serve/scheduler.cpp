@@ -196,9 +196,12 @@ void Scheduler::step_active() {
 }
 
 void Scheduler::release(size_t slot) {
-  active_[slot].reset();
-  const std::lock_guard lock(mutex_);
-  --busy_;
+  const std::unique_ptr<Sequence> sequence = std::move(active_[slot]);
+  {
+    const std::lock_guard lock(mutex_);
+    --busy_;
+  }
+  sequence->send_final();
 }
 
 }  // namespace wgpt::serve

@@ -29,7 +29,7 @@ bool Sequence::accept(StepOutput output) {
     // The end-of-text token ends the text; it is not part of it.
     event.text = flush_text();
     event.finish = FinishReason::stop;
-    channel_->push(std::move(event));
+    final_ = std::move(event);
     return false;
   }
   last_ = output.token;
@@ -42,9 +42,18 @@ bool Sequence::accept(StepOutput output) {
     if (!stop_.matched()) event.finish = FinishReason::length;
   }
   if (stop_.matched()) event.finish = FinishReason::stop;
-  const bool goes_on = !event.finish;
+  if (event.finish) {
+    final_ = std::move(event);
+    return false;
+  }
   channel_->push(std::move(event));
-  return goes_on;
+  return true;
+}
+
+void Sequence::send_final() {
+  if (!final_) return;
+  channel_->push(std::move(*final_));
+  final_.reset();
 }
 
 void Sequence::finish_empty() {

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "serve/event_channel.h"
-#include "serve/stop_sequences.h"
 #include "wgpt/generate.h"
 #include "wgpt/tokenizer.h"
 
@@ -42,8 +41,12 @@ class Sequence {
 
   // The step for this sequence in `slot`: its prompt first, then its last token.
   StepInput input(size_t slot) const;
-  // Takes its step's output and streams it; returns whether the sequence goes on.
+  // Takes its step's output and streams it; returns whether the sequence goes on. The event that
+  // ends the sequence is held back for send_final(), so the scheduler can free the slot first: a
+  // client that sends its next request on seeing the last event must find the slot free.
   bool accept(StepOutput output);
+  // Streams the held-back last event, if any.
+  void send_final();
   // Ends the sequence with nothing generated (max_tokens 0).
   void finish_empty();
   // Ends the sequence with an error event.
@@ -59,9 +62,10 @@ class Sequence {
   std::optional<uint32_t> eos_;
   Clock::time_point arrived_;
   generate::Utf8Stream utf8_;
-  StopSequences stop_;
+  generate::StopSequences stop_;
   uint32_t last_ = 0;
   size_t generated_ = 0;
+  std::optional<SequenceEvent> final_;  // the last event, until send_final()
 };
 
 }  // namespace wgpt::serve

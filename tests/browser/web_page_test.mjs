@@ -71,6 +71,20 @@ async function configure(page, { prompt, temperature, topK, length }) {
   if (length !== undefined) await page.fill('#length', String(length));
 }
 
+// Screenshots go beside the site folder, in the build tree: SITE/../screenshots/CHECK.png.
+async function screenshot(page, name) {
+  const folder = path.join(site, '..', 'screenshots');
+  fs.mkdirSync(folder, { recursive: true });
+  await page.screenshot({ path: path.join(folder, `${name}.png`), fullPage: true });
+}
+
+async function runToEnd(page) {
+  await page.click('#run');
+  const { state, text } = await waitForState(page, ['done', 'error'], RUN_MS);
+  expect(state === 'done', `the run did not finish: ${text}`);
+  return text;
+}
+
 const generatedCount = (page) => page.locator('#tokens .token:not(.prompt)').count();
 
 // Counts heat-map pixels that are not white (attention drawn), in device pixels.
@@ -289,6 +303,109 @@ const checks = {
     return session;
   },
 
+  // After a long run the heat map shows the newest token's column (the frame is scrolled to it),
+  // beside a legend; a model with more heads than fit shows a row per layer, expanded on a click.
+  async heatmap_follows_newest({ browser, url }) {
+    const session = await openPage(browser, url);
+    const { page } = session;
+    await page.setViewportSize({ width: 900, height: 900 });
+    await ready(page);
+    await configure(page, { prompt: 'The ', temperature: 0.8, topK: 12, length: 90 });
+    await runToEnd(page);
+    const view = await page.evaluate(() => {
+      const frame = document.querySelector('.heatmap-frame');
+      const canvas = document.getElementById('heatmap');
+      return { left: frame.scrollLeft, width: frame.clientWidth, scrollWidth: frame.scrollWidth,
+               lastKey: Number(canvas.dataset.lastKey),
+               tokens: document.querySelectorAll('#tokens .token').length };
+    });
+    expect(view.scrollWidth > view.width, `the map fits its frame (${view.scrollWidth} px): nothing to scroll`);
+    expect(view.left + view.width >= view.scrollWidth - 1,
+           `the newest column is out of view: scrolled to ${view.left} of ${view.scrollWidth - view.width}`);
+    expect(view.lastKey === view.tokens - 2,
+           `the map shows position ${view.lastKey}, not the newest token's query ${view.tokens - 2}`);
+    expect(await page.locator('.legend .ramp').isVisible(), 'no colour legend');
+    await screenshot(page, 'heatmap_follows_newest');
+
+    // 12 layers × 12 heads (GPT-2 124M's): 12 rows, one per layer; a click on a layer adds its heads.
+    const rows = await page.evaluate(async () => {
+      const { HeatMap } = await import('./attention.js');
+      const frame = document.createElement('div');
+      frame.className = 'heatmap-frame';
+      const canvas = document.createElement('canvas');
+      canvas.id = 'many-heads';
+      const caption = document.createElement('p');
+      frame.append(canvas);
+      document.querySelector('main').append(frame, caption);
+      const kvLen = 5;
+      const layers = Array.from({ length: 12 }, () => new Float32Array(12 * kvLen).fill(1 / kvLen));
+      const map = new HeatMap(canvas, caption);
+      map.draw({ layers, kvLen, nHead: 12 }, kvLen - 1, ['a', 'b', 'c', 'd', 'e']);
+      window.manyHeadsCaption = caption;
+      return Number(canvas.dataset.rows);
+    });
+    expect(rows === 12, `144 heads drew ${rows} rows, not one per layer`);
+    await page.locator('#many-heads').click({ position: { x: 20, y: 21 } });  // layer 1's row
+    const expanded = Number(await page.locator('#many-heads').getAttribute('data-rows'));
+    expect(expanded === 24, `a click on a layer drew ${expanded} rows, not 12 + its 12 heads`);
+    await page.locator('#many-heads').scrollIntoViewIfNeeded();
+    await screenshot(page, 'heatmap_many_heads');
+    await page.locator('#many-heads').click({ position: { x: 20, y: 21 } });
+    const folded = Number(await page.locator('#many-heads').getAttribute('data-rows'));
+    expect(folded === 12, `a second click left ${folded} rows`);
+    await expectSettled(page);
+    return session;
+  },
+
+  // A run's settings and seed go into the address; opening that address runs the same text. A
+  // blank seed draws one, and the address and the status show it.
+  async seed_in_url_reproduces({ browser, url }) {
+    const query = '?prompt=The%20&temperature=1&topK=0&topP=0.9&seed=4242&tokens=24';
+    const first = await openPage(browser, url + query);
+    await ready(first.page);
+    for (const [control, value] of [['#seed', '4242'], ['#top-p', '0.9'], ['#top-k', '0'], ['#length', '24']]) {
+      const shown = await first.page.inputValue(control);
+      expect(shown === value, `${control} shows ${shown}, not the address's ${value}`);
+    }
+    const status = await runToEnd(first.page);
+    expect(status.includes('seed 4242'), `the status does not name the seed: ${status}`);
+    const text = await first.page.locator('#tokens').textContent();
+    const shades = await first.page.$$eval('#tokens .token:not(.prompt)', (spans) =>
+      spans.map((span) => [Number(span.dataset.p), span.style.backgroundColor]));
+    expect(shades.length === 24 && shades.every(([p, colour]) => p >= 0 && p <= 1 && colour !== ''),
+           `generated tokens are not coloured by their probability: ${JSON.stringify(shades)}`);
+    const [download] = await Promise.all([first.page.waitForEvent('download'), first.page.click('#download')]);
+    const records = fs.readFileSync(await download.path(), 'utf8').trim().split('\n').map(JSON.parse);
+    expect(records.length === 24 && records.every((r, i) => r.step === i && r.attention.length > 0 &&
+                                                   r.top.length === 8 && typeof r.text === 'string'),
+           `the downloaded trace is not one record per token: ${records.length} records`);
+    expect(records.map((r) => r.text).join('') === text.slice('The '.length),
+           'the downloaded trace spells another text than the page shows');
+    await first.page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await first.page.click('#copy');
+    await first.page.waitForFunction(() => document.getElementById('export-status').textContent !== '');
+    const copied = await first.page.evaluate(() => navigator.clipboard.readText());
+    expect(copied === text, `the clipboard holds ${JSON.stringify(copied)}`);
+    const address = first.page.url();
+    expect(address.includes('seed=4242') && address.includes('topP=0.9'), `the address lost the settings: ${address}`);
+    await screenshot(first.page, 'seed_in_url');
+
+    const second = await openPage(browser, address);
+    await ready(second.page);
+    await runToEnd(second.page);
+    const again = await second.page.locator('#tokens').textContent();
+    expect(again === text, `the shared address ran another text:\n${text}\n${again}`);
+
+    await configure(second.page, { length: 6 });
+    await second.page.fill('#seed', '');
+    const drawn = await runToEnd(second.page);
+    const seed = new URL(second.page.url()).searchParams.get('seed');
+    expect(/^\d+$/.test(seed) && drawn.includes(`seed ${seed}`),
+           `a drawn seed is not in the address and the status: ${seed}, ${drawn}`);
+    await expectSettled(second.page);
+    return { problems: [...first.problems, ...second.problems] };
+  },
+
   // A browser without WebGPU gets a plain explanation instead of a broken page.
   async no_webgpu({ browser, url }) {
     const session = await openPage(browser, url, {
@@ -301,6 +418,10 @@ const checks = {
     expect(await page.locator('#notice').isVisible() && notice.includes('no WebGPU'),
            `no plain notice: ${notice}`);
     expect(await page.locator('#run').isDisabled(), 'Run is enabled without WebGPU');
+    const status = await page.locator('#status').textContent();
+    expect(!notice.includes(status) && !status.includes('Try a current'),
+           `the status repeats the notice: ${status}`);
+    await screenshot(page, 'no_webgpu');
     await expectSettled(page);
     return session;
   },

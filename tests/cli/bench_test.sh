@@ -19,6 +19,25 @@ node -e "
 " "$scratch/bench.json" || fail "bench --sampling/--score rows are not as documented"
 grep -q "score100 top 5: repetition 1/1" "$scratch/err" || fail "no scoring progress: $(cat "$scratch/err")"
 
+# Value lists and csv: one row per size, the same columns as json.
+"$wgpt" bench -m "$char" -p 4,8 -n 2,3 --gen-prompt 4 -r 1 -o csv >"$scratch/bench.csv" 2>"$scratch/err" ||
+  fail "bench -o csv failed: $(cat "$scratch/err")"
+head -1 "$scratch/bench.csv" | grep -q '^model,params,weights,weight_bytes,backend,adapter,test,tokens,' ||
+  fail "csv header: $(head -1 "$scratch/bench.csv")"
+[ "$(grep -oE '"(pp|tg)[0-9]+[^"]*"' "$scratch/bench.csv" | paste -sd' ')" = '"pp4 mixed" "pp8 mixed" "tg2" "tg3"' ] &&
+  [ "$(wc -l <"$scratch/bench.csv")" -eq 5 ] ||
+  fail "csv rows: $(cat "$scratch/bench.csv")"
+# Progress written to a file is one plain line per update, no carriage returns.
+grep -q $'\r' "$scratch/err" && fail "progress lines in a file hold carriage returns"
+grep -q "^tg3: repetition 1/1$" "$scratch/err" || fail "no plain progress line: $(cat "$scratch/err")"
+
+# The defaults suit a small model: a test past its context is skipped with a note.
+"$wgpt" bench -m "$root/assets/brown-char" -r 1 --backend cpu -o json >"$scratch/brown.json" 2>"$scratch/err" ||
+  fail "bench -m assets/brown-char with its defaults failed: $(cat "$scratch/err")"
+grep -q "pp512 skipped: it needs 512 positions, the model's context is 256" "$scratch/err" || fail "no skip note: $(cat "$scratch/err")"
+grep -q '"test": "tg128"' "$scratch/brown.json" || fail "no tg128 row: $(cat "$scratch/brown.json")"
+expect_error "nothing fits" "nothing to measure" "$wgpt" bench -m "$char" -p 100 -n 0 -r 1
+
 # Every figure of docs/benchmarks.md's final measurement, on a tiny model.
 "$wgpt" bench -m "$char" -p 8,16,8 -n 0 -r 2 --warmup 1 --precision both --products --train \
   --train-batch 2 --train-seq 8 --train-steps 2 >"$scratch/both.md" 2>"$scratch/err" ||

@@ -23,6 +23,7 @@ node -e "
   }
   assert(Math.abs(out.mean_bits - sum / 14) < 1e-9);
   assert(Math.abs(out.perplexity - 2 ** out.mean_bits) < 1e-6);
+  assert(Math.abs(out.mean_nats - out.mean_bits * Math.LN2) < 1e-9);
   assert.strictEqual(out.windows, 1);
 " "$scratch/score.json" "$text" || fail "score --json is not as documented"
 
@@ -39,7 +40,7 @@ printf '%s' "$text" >"$scratch/text.txt"
 out=$("$wgpt" score -m "$tiny" --file "$scratch/text.txt" --backend cpu 2>/dev/null)
 head -1 <<<"$out" | grep -q $'^position\tbits\ttoken\talternatives$' || fail "no table header: $out"
 grep -q $'^0\t-\t"Hello"' <<<"$out" || fail "the first token's row: $out"
-grep -qE '^15 tokens, 14 scored: mean [0-9.]+ bits/token, perplexity [0-9.]+ \(1 window\)$' <<<"$out" ||
+grep -qE '^15 tokens, 14 scored: mean [0-9.]+ bits/token \([0-9.]+ nats\), perplexity [0-9.]+ \(1 window\)$' <<<"$out" ||
   fail "no summary line: $out"
 coloured=$(script -qec "'$wgpt' score -m '$tiny' --text 'Hello world' --backend cpu" /dev/null 2>/dev/null)
 grep -q $'\033\[38;5;' <<<"$coloured" || fail "no colours in a terminal: $coloured"

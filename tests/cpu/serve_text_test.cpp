@@ -1,17 +1,18 @@
-// Pieces of the server that need no model: stop sequences over streamed text, the API key
+// Pieces of the server that need no model: stop sequences over streamed text (the generate
+// layer's, shared with wgpt generate --stop), the API key
 // comparison, and the Prometheus rendering of the counters.
 #include <gtest/gtest.h>
 
 #include "serve/api_key.h"
 #include "serve/metrics.h"
-#include "serve/stop_sequences.h"
+#include "wgpt/generate.h"
 
 namespace wgpt::test {
 namespace {
 
-using serve::StopSequences;
+using generate::StopSequences;
 
-TEST(ServeStopSequences, ReleasesTextThatCannotStartAStop) {
+TEST(StopSequences, ReleasesTextThatCannotStartAStop) {
   StopSequences stop({"END", "\n\n"});
   EXPECT_EQ(stop.push("Hello"), "Hello");
   EXPECT_EQ(stop.push(" E"), " ") << "'E' may start END: held back";
@@ -22,7 +23,7 @@ TEST(ServeStopSequences, ReleasesTextThatCannotStartAStop) {
   EXPECT_EQ(stop.flush(), "\n") << "the generation ended without a stop: the tail comes out";
 }
 
-TEST(ServeStopSequences, CutsAtTheEarliestStop) {
+TEST(StopSequences, CutsAtTheEarliestStop) {
   StopSequences stop({"cd", "b"});
   EXPECT_EQ(stop.push("a"), "a");
   EXPECT_EQ(stop.push("bcd tail"), "") << "'b' comes before 'cd'";
@@ -31,7 +32,7 @@ TEST(ServeStopSequences, CutsAtTheEarliestStop) {
   EXPECT_EQ(stop.flush(), "");
 }
 
-TEST(ServeStopSequences, AcrossPushesAndCharacters) {
+TEST(StopSequences, AcrossPushesAndCharacters) {
   StopSequences stop({"\xe2\x9c\x93 done"});  // "✓ done"
   EXPECT_EQ(stop.push("ok \xe2\x9c\x93"), "ok ") << "held back whole, from the character on";
   EXPECT_EQ(stop.push(" do"), "");

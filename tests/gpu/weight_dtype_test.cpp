@@ -36,7 +36,8 @@ class HalfPrecision : public ::testing::TestWithParam<std::tuple<const char*, DT
 
 TEST_P(HalfPrecision, WeightsKeepTheGoldensAndHfsGreedyTokens) {
   const auto [fixture, dtype] = GetParam();
-  const model::Model model = model::Model::load(hf_fixture(fixture), gpu_context(), dtype);
+  const model::Model model =
+      model::Model::load(hf_fixture(fixture), gpu_context(), {.weights = dtype});
   ASSERT_EQ(model.weight_dtype(), dtype);
   expect_matches_golden(model, hf_fixture(fixture) / "golden.safetensors", tolerances(dtype));
 }
@@ -64,8 +65,10 @@ uint32_t argmax(const std::vector<float>& row) {
 TEST(Q4Weights, TheGpuComputesWhatTheReferenceComputesFromTheSameBlocks) {
   for (const char* fixture : {"char-tiny", "gpt2-tiny"}) {
     SCOPED_TRACE(fixture);
-    const model::Model gpu = model::Model::load(hf_fixture(fixture), gpu_context(), DType::q4);
-    const model::Model cpu = model::Model::load(hf_fixture(fixture), nullptr, DType::q4);
+    const model::Model gpu =
+        model::Model::load(hf_fixture(fixture), gpu_context(), {.weights = DType::q4});
+    const model::Model cpu =
+        model::Model::load(hf_fixture(fixture), nullptr, {.weights = DType::q4});
     const std::vector<uint32_t> prompt = {1, 5, 9, 2, 7};
     model::KvCache gpu_cache = gpu.new_cache(), cpu_cache = cpu.new_cache();
     const model::ForwardOutput a = gpu.forward(prompt, gpu_cache, {.capture_hidden = true});
@@ -81,7 +84,8 @@ TEST(Q4Weights, TheGpuComputesWhatTheReferenceComputesFromTheSameBlocks) {
 TEST(WeightDtypes, TheDecodePathEqualsTheGeneralForwardInEveryDtype) {
   for (DType dtype : {DType::f16, DType::bf16, DType::q4}) {
     SCOPED_TRACE(to_string(dtype));
-    const model::Model model = model::Model::load(hf_fixture("char-tiny"), gpu_context(), dtype);
+    const model::Model model =
+        model::Model::load(hf_fixture("char-tiny"), gpu_context(), {.weights = dtype});
     const std::vector<uint32_t> prompt = {3, 1, 4, 1, 5, 9};
     model::KvCache fast = model.new_cache(), reference = model.new_cache();
     model.forward(prompt, fast, {.all_logits = false});

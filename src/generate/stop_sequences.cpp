@@ -1,8 +1,9 @@
-#include "serve/stop_sequences.h"
-
+// generate::StopSequences: stop strings over streamed text (wgpt generate --stop, serve's `stop`).
 #include <algorithm>
 
-namespace wgpt::serve {
+#include "wgpt/generate.h"
+
+namespace wgpt::generate {
 
 StopSequences::StopSequences(std::vector<std::string> sequences)
     : sequences_(std::move(sequences)) {}
@@ -47,4 +48,4 @@ size_t StopSequences::possible_start() const {
   return longest;
 }
 
-}  // namespace wgpt::serve
+}  // namespace wgpt::generate
