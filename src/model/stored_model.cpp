@@ -1,14 +1,31 @@
 // What a model path stands for — a model directory, or else a GGUF file — and writing either.
 
+#include <fstream>
+#include <string_view>
+
 #include "model/gguf_model.h"
 #include "model/model_dir.h"
 
 namespace wgpt::model {
 namespace {
 
-// A path that is not a directory must be a GGUF file (io::load_gguf says so when it is not).
+bool starts_with_gguf_magic(const std::filesystem::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  char magic[4] = {};
+  return file.read(magic, sizeof magic) && std::string_view(magic, sizeof magic) == "GGUF";
+}
+
+// A path that is not a directory must be a GGUF file: any other file not named .gguf (a model's
+// weights given instead of its directory, say) is refused by what it is, not by how its bytes
+// fail to parse as GGUF (io::load_gguf says what is wrong with a damaged .gguf).
 io::GgufFile open_gguf(const std::filesystem::path& path) {
   if (!std::filesystem::exists(path)) throw Error("model " + path.string() + " does not exist");
+  if (path.extension() != ".gguf" && std::filesystem::is_regular_file(path) &&
+      !starts_with_gguf_magic(path)) {
+    throw Error(path.string() +
+                " is not a directory: give the model directory that holds config.json, or a "
+                "GGUF file");
+  }
   return io::load_gguf(path);
 }
 
