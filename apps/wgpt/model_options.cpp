@@ -25,6 +25,7 @@ void add_model_options(CLI::App& command, ModelOptions& options) {
                   "or cpu (the reference)")
       ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
       ->capture_default_str();
+  add_dtype_option(command, options.dtype);
   command.add_flag("--allow-non-finite", options.load.allow_non_finite,
                    "Load weights holding NaN or infinity instead of refusing them (to inspect a "
                    "damaged checkpoint: its text is garbage)");
@@ -54,6 +55,26 @@ void add_unknown_character_options(CLI::App& command, tokenizer::TokenizerOption
       ->capture_default_str();
 }
 
+void add_dtype_option(CLI::App& command, std::string& dtype) {
+  command
+      .add_option("--dtype", dtype,
+                  "How the weight matrices and the token table are stored: f32, f16, bf16 or q4 "
+                  "(default: f16 on a hardware GPU, f32 on a software adapter and the CPU; a "
+                  "model.fzm keeps its q4 blocks on a GPU)")
+      ->check(CLI::IsMember({"f32", "f16", "bf16", "q4"}));
+}
+
+std::optional<DType> weight_dtype_for(const std::string& dtype, const std::filesystem::path& model,
+                                      const gpu::Context* context) {
+  if (!dtype.empty()) return parse_weight_dtype(dtype);
+  std::error_code error;
+  if (!model.empty() && !std::filesystem::exists(model / "model.safetensors", error) &&
+      std::filesystem::exists(model / "model.fzm", error)) {
+    return std::nullopt;
+  }
+  return model::default_weight_dtype(context);
+}
+
 CLI::Option* add_precision_option(CLI::App& command, std::string& value) {
   return command
       .add_option("--precision", value,
@@ -73,10 +94,12 @@ LoadedModel load_model(const ModelOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   std::shared_ptr<gpu::Context> context = open_backend(options.backend, options.adapter);
   const std::filesystem::path path = resolve_model(options.model_dir);
+  model::LoadOptions load = options.load;
+  load.weights = weight_dtype_for(options.dtype, path, context.get());
   std::optional<io::DirectoryReader> reading;  // the weights and the tokenizer of one version
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) reading.emplace(path);
-  LoadedModel loaded{model::Model::load(path, context, options.load),
+  LoadedModel loaded{model::Model::load(path, context, load),
                      load_model_tokenizer(path, options.tokenizer), 0};
   reading.reset();
   loaded.model.set_precision(parse_precision(options.precision));

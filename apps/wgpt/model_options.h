@@ -1,9 +1,10 @@
 #pragma once
-// What every model-running subcommand shares: -m DIR, --backend and --adapter, --unknown, and
-// loading them.
+// What every model-running subcommand shares: -m, --backend and --adapter, --dtype, --unknown,
+// and loading them.
 
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "wgpt/model.h"
@@ -15,7 +16,8 @@ struct ModelOptions {
   std::string model_dir;
   std::string backend = "auto";  // auto | gpu | cpu (backend_choice.h)
   std::string adapter;           // the WebGPU kind; empty: $WGPT_BACKEND, else auto
-  model::LoadOptions load;
+  std::string dtype;             // the weight dtype; empty: weight_dtype_for's default
+  model::LoadOptions load;       // its weights are set from dtype when the model loads
   std::string precision = "mixed";
   tokenizer::TokenizerOptions tokenizer;
 };
@@ -26,6 +28,13 @@ void add_model_options(CLI::App& command, ModelOptions& options);
 // --unknown error|replace|skip and --replacement CHAR: what a character vocabulary does with a
 // character it lacks, on every command that encodes text.
 void add_unknown_character_options(CLI::App& command, tokenizer::TokenizerOptions& options);
+// Adds --dtype to a command that loads or builds a model.
+void add_dtype_option(CLI::App& command, std::string& dtype);
+// The weight dtype `--dtype` names, or the default for `model` (a resolved -m): a model directory
+// with model.fzm keeps its q4 blocks on a GPU; otherwise model::default_weight_dtype (f16 on a
+// hardware GPU, f32 on a software adapter and the CPU). std::nullopt only for the .fzm case.
+std::optional<DType> weight_dtype_for(const std::string& dtype, const std::filesystem::path& model,
+                                      const gpu::Context* context);
 
 // What -m names, tried in order: a model directory or GGUF file at that path; a model shipped with
 // wgpt (share/wgpt/models/NAME); a hub id in the Hugging Face cache. Throws naming every place

@@ -111,7 +111,8 @@ Setup set_up(const TrainCommand& command, const std::shared_ptr<gpu::Context>& c
                                 ? tokenizer_files_in(init)
                                 : model::load_vocabulary(init).files();
     if (setup.tokenizer_files.empty()) throw Error(init.string() + " holds no tokenizer files");
-    setup.model.emplace(model::Model::load(init, context));
+    // Training keeps f32 master weights, whatever the checkpoint stores.
+    setup.model.emplace(model::Model::load(init, context, {.weights = DType::f32}));
   } else {
     const bool bpe = command.tokenizer == "gpt2";
     setup.tokenizer_files =

@@ -28,8 +28,9 @@ void export_q4(const model::Model& model, const std::filesystem::path& dir,
     for (const auto& [name, content] : tokenizer_files) update.add_text(name, content);
     update.commit();
   }
-  // Scored as served: the .fzm read back and dequantized, not the f32 weights in memory.
-  const model::Model served = model::Model::load(dir, model.context());
+  // Scored as served: the .fzm read back and dequantized (the values a q4 GPU model reads), not
+  // the f32 weights in memory; the loss goes through the training forward, which takes f32.
+  const model::Model served = model::Model::load(dir, model.context(), {.weights = DType::f32});
   std::fprintf(stderr, "scoring the quantized model\n");
   const double held_out = train::evaluate(served, data.validation, options.batch, options.seq_len,
                                           options.eval_windows);

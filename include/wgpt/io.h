@@ -46,6 +46,32 @@ using Shape = std::vector<int64_t>;
 // safetensors `__metadata__`: string keys to string values.
 using Metadata = std::map<std::string, std::string>;
 
+// IEEE half precision (F16) and bfloat16 (BF16) to and from f32. Narrowing rounds to nearest, ties
+// to even (what PyTorch and safetensors writers do), overflows to infinity and keeps NaN a NaN.
+float f16_to_f32(uint16_t half);
+uint16_t f32_to_f16(float value);
+float bf16_to_f32(uint16_t bf16);
+uint16_t f32_to_bf16(float value);
+
+// One q4 group (the `.fzm` format's): element ≈ code · scale + min, code in 0..15.
+struct Q4Group {
+  float scale = 1.0f;
+  float min = 0.0f;
+};
+// A q4 tensor as stored: groups of `group_size` consecutive row-major elements and one 4-bit code
+// per element, packed two per byte (element i in byte i / 2, the low nibble when i is even).
+struct Q4Data {
+  uint32_t group_size = 0;
+  std::vector<Q4Group> groups;
+  std::vector<uint8_t> codes;
+};
+// Quantizes finite `values` as one group: scale = (max − min) / 15 (1 for a group whose spread is
+// zero or underflows) and min, with each value's code (round to nearest, halves away from zero)
+// written to `codes` (one byte per value). Throws when the spread overflows f32.
+Q4Group quantize_q4_group(std::span<const float> values, std::span<uint8_t> codes);
+// code · scale + min, rounded as the format defines: a rounded product, then a rounded sum.
+float dequantize_q4(uint32_t code, const Q4Group& group);
+
 // One named tensor: a shape, the dtype it is stored as, and its elements — f32 values for float
 // dtypes, int64 values for integer dtypes. Copies are cheap: float values are shared, immutable.
 class TensorData {
@@ -74,6 +100,11 @@ class TensorData {
   std::span<const int64_t> ints() const;
   // True when floats() points into a mapped file rather than memory this tensor allocated.
   bool is_view() const { return is_view_; }
+  // A q4 tensor read from `.fzm`: its groups and codes as stored (floats() holds their values),
+  // for a consumer that keeps them quantized; nullptr otherwise.
+  const Q4Data* q4() const { return q4_.get(); }
+  // The same tensor carrying the q4 form its values were dequantized from.
+  TensorData with_q4(Q4Data q4) const;
   // The same values (shared, not copied), to be stored as `dtype`: a float dtype for a float
   // tensor, an integer one for an integer tensor.
   TensorData stored_as(DType dtype) const;
@@ -88,6 +119,7 @@ class TensorData {
   std::shared_ptr<const void> float_owner_;  // keeps floats_ alive: owned storage or a mapping
   std::vector<int64_t> ints_;
   bool is_view_ = false;
+  std::shared_ptr<const Q4Data> q4_;
 };
 
 // The content of one tensor file.

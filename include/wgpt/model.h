@@ -66,9 +66,12 @@ struct LayerWeights {
   Tensor mlp_proj_weight, mlp_proj_bias;  // [4C, C], [C]
 };
 
+// The weights, in HF's Conv1D layout. The matrices (qkv, attention and MLP projections) and the
+// token table are stored in the model's weight dtype (f32, f16, bf16 or q4: include/wgpt/tensor.h),
+// read widened to f32 by every op; biases, LayerNorm parameters and positions stay f32.
 struct Weights {
   // The token table [vocab, C] as consecutive row blocks, each within the device's storage
-  // binding limit (one block on the CPU).
+  // binding limit (one block on the CPU); a q4 block starts on a q4 block.
   std::vector<Tensor> token_embedding;
   Tensor position_embedding;  // [n_ctx, C]
   std::vector<LayerWeights> layers;
@@ -112,7 +115,16 @@ struct ForwardOutput {
   std::vector<NamedTensor> detail;  // in the order the pass computes them, when asked for
 };
 
+// The weight dtype a command takes when none is asked for: f16 on a hardware GPU (half the bytes
+// of f32 for every decode step to read; logits within the tolerance tests/gpu/weight_dtype_test.cpp
+// states), f32 on a software adapter (llvmpipe, SwiftShader: the reference-exact path) and on the
+// CPU.
+DType default_weight_dtype(const gpu::Context* context);
+
 struct LoadOptions {
+  // The weight dtype (see Weights). Without one, a model whose every tensor came from .fzm groups
+  // of 64 keeps its q4 blocks on a GPU and every other model takes f32.
+  std::optional<DType> weights;
   // Load weights that hold NaN or infinity instead of refusing them (to inspect a damaged or
   // diverged checkpoint: what it generates is garbage).
   bool allow_non_finite = false;
@@ -132,12 +144,15 @@ class Model {
                             std::shared_ptr<gpu::Context> context = nullptr,
                             LoadOptions options = {});
   // Random weights as GPT-2 initialises them (N(0, 0.02), residual projections scaled by
-  // 1/√(2·n_layer), LayerNorm 1/0, biases 0), reproducible from `seed`.
+  // 1/√(2·n_layer), LayerNorm 1/0, biases 0), reproducible from `seed`, stored as `weights`.
   static Model random(const Config& config, uint64_t seed,
-                      std::shared_ptr<gpu::Context> context = nullptr);
+                      std::shared_ptr<gpu::Context> context = nullptr, DType weights = DType::f32);
 
   const Config& config() const { return config_; }
   const Weights& weights() const { return weights_; }
+  DType weight_dtype() const { return weights_.token_embedding.front().dtype(); }
+  // The bytes every weight tensor takes in storage (packed dtypes as packed).
+  size_t weight_bytes() const;
   bool on_gpu() const { return context_ != nullptr; }
   const std::shared_ptr<gpu::Context>& context() const { return context_; }
 

@@ -42,7 +42,7 @@ Tensor causal_softmax(const Tensor& scores, size_t offset);
 Tensor embedding(const Tensor& ids, const Tensor& wte, const Tensor& wpe, size_t pos_offset);
 // The same over a token table split into row chunks (each [rows_i, C], consecutive blocks of the
 // table), for tables larger than a device's storage binding limit. On the GPU an id past the
-// table's end yields a NaN row (the CPU throws).
+// table's end yields a NaN row (the CPU throws). The table may be f32, f16, bf16 or q4.
 Tensor embedding(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Tensor& wpe,
                  size_t pos_offset);
 // The same with a position per row, out[i] = wte[ids[i]] + wpe[positions[i]] (positions u32, ids'
@@ -76,15 +76,17 @@ struct MatmulOptions {
 // residual + gelu(scale · op(a) · op(b) + bias), each part when asked for. a [m, k] or [batch, m,
 // k]; b [k, n] or [batch, k, n] (transposed forms swap the last two dimensions). An unbatched
 // operand is broadcast over the other's batch. Output [m, n], or [batch, m, n] when either operand
-// is batched.
+// is batched. b may hold weights in f16, bf16 or q4 (read widened to f32, always by the f32
+// kernels; a batched q4 b needs batches that start on a block).
 Tensor matmul(const Tensor& a, const Tensor& b, const MatmulOptions& options = {});
-// The GPU kernel a matmul of operands shaped `a` and `b` takes on a device with `limits`, and how
-// it splits k, e.g. "matmul_tensor_64_vec4 (3 splits)": for reports (wgpt bench).
+// The GPU kernel a matmul of operands shaped `a` and `b` (stored as `b_dtype`) takes on a device
+// with `limits`, and how it splits k, e.g. "matmul_tensor_64_vec4 (3 splits)" or "gemv.q4": for
+// reports (wgpt bench).
 std::string matmul_kernel(const gpu::Limits& limits, const Shape& a, const Shape& b,
-                          const MatmulOptions& options = {});
+                          const MatmulOptions& options = {}, DType b_dtype = DType::f32);
 // a [m, k] · Bᵀ · scale, where B [n, k] is given as consecutive row chunks (a token table split
-// for the binding limit: the LM head x · wteᵀ). Output [m, n]; chunk i fills its own columns.
-// row_invariant as in MatmulOptions.
+// for the binding limit: the LM head x · wteᵀ), f32 or packed as matmul's b. Output [m, n]; chunk i
+// fills its own columns. row_invariant as in MatmulOptions.
 Tensor matmul_transposed_chunks(const Tensor& a, const std::vector<Tensor>& b_row_chunks,
                                 float scale = 1.0f, bool row_invariant = false);
 

@@ -3,8 +3,6 @@
 #include <cstring>
 #include <vector>
 
-#include "io/half.h"
-
 namespace wgpt::io {
 namespace {
 

@@ -12,26 +12,14 @@
 namespace wgpt::io {
 namespace {
 
-struct Group {
-  float scale;
-  float min;
-};
+static_assert(sizeof(Q4Group) == fzm::kGroupRecordBytes, "a group record is (scale, min)");
 
-std::vector<float> dequantize(std::span<const uint8_t> groups, std::span<const uint8_t> codes,
-                              uint64_t numel, uint64_t group_size) {
+// The values the groups and codes stand for.
+std::vector<float> dequantize(const Q4Data& q4, uint64_t numel) {
   std::vector<float> values(static_cast<size_t>(numel));
-  for (size_t begin = 0, g = 0; begin < values.size(); begin += group_size, ++g) {
-    Group group;
-    std::memcpy(&group, groups.data() + g * fzm::kGroupRecordBytes, sizeof group);
-    const size_t end = std::min<uint64_t>(begin + group_size, values.size());
-    for (size_t i = begin; i < end; ++i) {
-      const uint8_t byte = codes[i / 2];
-      const auto code = static_cast<float>(i % 2 == 0 ? byte & 0x0f : byte >> 4);
-      // Two statements, so no compiler fuses them into an FMA: the format defines a rounded
-      // multiply followed by a rounded add.
-      const float scaled = code * group.scale;
-      values[i] = scaled + group.min;
-    }
+  for (size_t i = 0; i < values.size(); ++i) {
+    const uint8_t byte = q4.codes[i / 2];
+    values[i] = dequantize_q4(i % 2 == 0 ? byte & 0x0f : byte >> 4, q4.groups[i / q4.group_size]);
   }
   return values;
 }
@@ -63,8 +51,11 @@ TensorData read_tensor(ByteReader& reader, size_t index, std::set<std::string>& 
   const auto group_bytes = reader.take(groups * fzm::kGroupRecordBytes, where + " groups");
   // The codes are in the input, so numel is bounded by the input's size before we allocate.
   const auto codes = reader.take(fzm::packed_bytes(*numel), where + " codes");
-  return TensorData::from_floats(std::move(name), std::move(shape),
-                                 dequantize(group_bytes, codes, *numel, group_size), DType::q4);
+  Q4Data q4{group_size, std::vector<Q4Group>(groups), {codes.begin(), codes.end()}};
+  std::memcpy(q4.groups.data(), group_bytes.data(), group_bytes.size());
+  std::vector<float> values = dequantize(q4, *numel);
+  return TensorData::from_floats(std::move(name), std::move(shape), std::move(values), DType::q4)
+      .with_q4(std::move(q4));
 }
 
 }  // namespace

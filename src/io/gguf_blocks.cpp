@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "io/gguf_layout.h"
-#include "io/half.h"
+#include "wgpt/io.h"
 
 namespace wgpt::io::gguf {
 namespace {

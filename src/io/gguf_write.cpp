@@ -13,7 +13,6 @@
 #include "io/formats.h"
 #include "io/gguf_blocks.h"
 #include "io/gguf_layout.h"
-#include "io/half.h"
 
 namespace wgpt::io {
 namespace {

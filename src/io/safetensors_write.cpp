@@ -7,7 +7,7 @@
 
 #include "io/byte_sink.h"
 #include "io/formats.h"
-#include "io/half.h"
+#include "wgpt/io.h"
 
 namespace wgpt::io {
 namespace {

@@ -62,6 +62,12 @@ TensorData TensorData::from_floats(std::string name, Shape shape, std::vector<fl
   return tensor;
 }
 
+TensorData TensorData::with_q4(Q4Data q4) const {
+  TensorData tensor = *this;
+  tensor.q4_ = std::make_shared<const Q4Data>(std::move(q4));
+  return tensor;
+}
+
 TensorData TensorData::from_ints(std::string name, Shape shape, std::vector<int64_t> values,
                                  DType dtype) {
   if (!io::is_integer(dtype)) {

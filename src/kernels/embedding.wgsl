@@ -5,7 +5,9 @@
 // this dispatch owns the tokens with row_start ≤ id < row_end and leaves the others to the other
 // chunks' dispatches, so together they write every element once. The last chunk (is_last) also
 // owns ids past the table's end and writes NaN rows for them, so no output is left unwritten.
-// One thread per output element, the grid folded into y past 65535 groups.
+// One thread per output element, the grid folded into y past 65535 groups. The table is stored as
+// f32, f16, bf16 or q4 (the DTYPE variants).
+//! variants DTYPE f32 f16 bf16 q4
 struct Params {
   n: u32,  // t * cols
   cols: u32,
@@ -20,7 +22,8 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> ids: array<u32>;
-@group(0) @binding(2) var<storage, read> wte: array<f32>;
+@group(0) @binding(2) var<storage, read> wte: array<wte_word>;
+//! include "load1_{DTYPE}.wgsl" for wte
 @group(0) @binding(3) var<storage, read> wpe: array<f32>;
 @group(0) @binding(4) var<storage, read> positions: array<u32>;
 @group(0) @binding(5) var<storage, read_write> out: array<f32>;
@@ -40,7 +43,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
   var token_value = p.missing;
   if (id < p.row_end) {
-    token_value = wte[(id - p.row_start) * p.cols + col];
+    token_value = wte_at((id - p.row_start) * p.cols + col);
   }
   var position = p.pos_offset + token;
   if (p.per_row == 1u) {

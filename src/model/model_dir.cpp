@@ -38,7 +38,8 @@ StoredModel read_model_dir(const std::filesystem::path& dir) {
     throw Error("model directory " + dir.string() + " does not exist");
   }
   if (!std::filesystem::is_directory(status)) {
-    throw Error(dir.string() + " is not a directory: give the model directory that holds config.json");
+    throw Error(dir.string() +
+                " is not a directory: give the model directory that holds config.json");
   }
   // config.json and the weights as one version, should a writer be replacing them.
   const io::DirectoryReader reading(dir);
@@ -66,9 +67,9 @@ void add_model_files(const Model& model, io::DirectoryUpdate& update, io::Format
   if (fzm ? matrices != io::DType::f32
           : matrices != io::DType::f32 && matrices != io::DType::f16 &&
                 matrices != io::DType::bf16) {
-    throw Error(std::string(fzm ? "fzm stores every tensor as q4"
-                                : "safetensors stores f32, f16 or bf16") +
-                ", not matrices in " + std::string(io::dtype_name(matrices)));
+    throw Error(
+        std::string(fzm ? "fzm stores every tensor as q4" : "safetensors stores f32, f16 or bf16") +
+        ", not matrices in " + std::string(io::dtype_name(matrices)));
   }
   update.add_text("config.json", model.config().to_json());
   std::vector<io::TensorData> tensors = model.to_tensor_data();

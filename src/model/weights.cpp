@@ -4,6 +4,7 @@
 #include <map>
 #include <new>
 #include <numbers>
+#include <numeric>
 #include <set>
 
 #include "model/weight_names.h"
@@ -14,43 +15,64 @@ namespace {
 
 Shape to_shape(const io::Shape& shape) { return Shape(shape.begin(), shape.end()); }
 
-// A host tensor, or a GPU tensor written straight from `values` (no intermediate host copy).
-Tensor place(std::span<const float> values, const io::Shape& shape,
+// A parameter as read: its values, and the q4 groups they were dequantized from (an .fzm tensor).
+struct Source {
+  std::span<const float> values;
+  const io::Q4Data* q4 = nullptr;
+};
+
+// Elements [first, first + numel(shape)) of `source` stored as `dtype`: a host tensor, or a GPU
+// tensor written straight from the values (f32: no intermediate host copy). q4 keeps the file's
+// own blocks when it has them.
+Tensor place(const Source& source, size_t first, const Shape& shape, DType dtype,
              const std::shared_ptr<gpu::Context>& context) {
-  if (!context)
-    return Tensor::from_floats(std::vector<float>(values.begin(), values.end()), to_shape(shape));
-  Tensor tensor = Tensor::empty_gpu(context, to_shape(shape));
-  context->write(tensor.buffer(), tensor.offset() * sizeof(float), std::as_bytes(values));
-  return tensor;
+  const std::span<const float> values = source.values.subspan(first, numel(shape));
+  Tensor host;
+  if (dtype == DType::f32) {
+    if (context) {
+      Tensor tensor = Tensor::empty_gpu(context, shape);
+      context->write(tensor.buffer(), tensor.byte_offset(), std::as_bytes(values));
+      return tensor;
+    }
+    host = Tensor::from_floats(std::vector<float>(values.begin(), values.end()), shape);
+  } else if (dtype == DType::q4 && source.q4 && source.q4->group_size == kQ4Block) {
+    host = Tensor::from_q4(*source.q4, first, shape);
+  } else {
+    host = Tensor::from_floats(std::vector<float>(values.begin(), values.end()), shape, dtype);
+  }
+  return context ? host.to_gpu(context) : host;
 }
 
-// The token table as row blocks that each fit the device's storage binding limit.
-std::vector<Tensor> place_token_table(std::span<const float> values, const Config& config,
+// The token table as row blocks that each fit the device's storage binding limit (a q4 block's
+// rows start on a q4 block).
+std::vector<Tensor> place_token_table(const Source& source, const Config& config, DType dtype,
                                       const std::shared_ptr<gpu::Context>& context) {
   const size_t rows = config.vocab_size, width = config.n_embd;
   size_t rows_per_block = rows;
   if (context) {
     const size_t limit = context->limits().max_storage_buffer_binding_size;
-    rows_per_block = std::max<size_t>(1, std::min(rows, limit / (width * sizeof(float))));
+    const size_t granule = dtype == DType::q4 ? kQ4Block / std::gcd(width, kQ4Block) : 1;
+    rows_per_block = std::min(rows, limit / storage_bytes(dtype, width) / granule * granule);
+    rows_per_block = std::max(rows_per_block, granule);
   }
   std::vector<Tensor> blocks;
   for (size_t start = 0; start < rows; start += rows_per_block) {
     const size_t count = std::min(rows_per_block, rows - start);
-    blocks.push_back(place(values.subspan(start * width, count * width),
-                           {static_cast<int64_t>(count), static_cast<int64_t>(width)}, context));
+    blocks.push_back(place(source, start * width, {count, width}, dtype, context));
   }
   return blocks;
 }
 
-Weights assemble(const Config& config, const std::map<std::string, std::span<const float>>& values,
+Weights assemble(const Config& config, const std::map<std::string, Source>& sources, DType dtype,
                  const std::shared_ptr<gpu::Context>& context) {
   std::map<std::string, io::Shape> shapes;
   for (const auto& [name, shape] : parameter_shapes(config)) shapes[name] = shape;
   auto get = [&](const std::string& name) {
-    return place(values.at(name), shapes.at(name), context);
+    return place(sources.at(name), 0, to_shape(shapes.at(name)),
+                 is_matrix(name) ? dtype : DType::f32, context);
   };
   Weights weights;
-  weights.token_embedding = place_token_table(values.at("wte.weight"), config, context);
+  weights.token_embedding = place_token_table(sources.at("wte.weight"), config, dtype, context);
   weights.position_embedding = get("wpe.weight");
   for (size_t layer = 0; layer < config.n_layer; ++layer) {
     const std::string p = "h." + std::to_string(layer) + ".";
@@ -190,8 +212,9 @@ Weights allocate(const Config& config, Build build) {
 Model Model::from_tensors(const Config& config, const io::TensorFile& tensors,
                           std::shared_ptr<gpu::Context> context, LoadOptions options) {
   config.check("the model config");
-  std::map<std::string, std::span<const float>> values;
+  std::map<std::string, Source> sources;
   std::set<std::string> used;
+  bool all_q4 = true;
   for (const auto& [name, shape] : parameter_shapes(config)) {
     const io::TensorData& found = find_parameter(tensors, name);
     if (found.is_integer()) throw Error("tensor '" + name + "' holds integers, not weights");
@@ -200,23 +223,26 @@ Model Model::from_tensors(const Config& config, const io::TensorFile& tensors,
                   " but the config needs " + shape_text(shape));
     }
     if (!options.allow_non_finite) require_finite(found.name(), found.floats());
-    values[name] = found.floats();
+    sources[name] = {found.floats(), found.q4()};
+    all_q4 = all_q4 && found.q4() && found.q4()->group_size == kQ4Block;
     used.insert(found.name());
   }
-  require_all_used(tensors, used, values.at("wte.weight"));
+  require_all_used(tensors, used, sources.at("wte.weight").values);
+  const DType dtype = options.weights.value_or(context && all_q4 ? DType::q4 : DType::f32);
   // Assembled before the context moves into the Model: argument order is unspecified.
-  Weights weights = allocate(config, [&] { return assemble(config, values, context); });
+  Weights weights = allocate(config, [&] { return assemble(config, sources, dtype, context); });
   return Model(config, std::move(weights), std::move(context));
 }
 
-Model Model::random(const Config& config, uint64_t seed, std::shared_ptr<gpu::Context> context) {
+Model Model::random(const Config& config, uint64_t seed, std::shared_ptr<gpu::Context> context,
+                    DType weights) {
   config.check("the model config");
   constexpr float kStddev = 0.02f;
   const float residual_stddev = kStddev / std::sqrt(2.0f * static_cast<float>(config.n_layer));
-  Weights weights = allocate(config, [&] {
+  Weights assembled = allocate(config, [&] {
     SeededNormal normal(seed);
     std::map<std::string, std::vector<float>> storage;
-    std::map<std::string, std::span<const float>> values;
+    std::map<std::string, Source> sources;
     for (const auto& [name, shape] : parameter_shapes(config)) {
       size_t count = 1;
       for (int64_t d : shape) count *= static_cast<size_t>(d);
@@ -228,11 +254,29 @@ Model Model::random(const Config& config, uint64_t seed, std::shared_ptr<gpu::Co
         const float stddev = ends_with(name, "c_proj.weight") ? residual_stddev : kStddev;
         for (float& v : data) v = normal.next(stddev);
       }
-      values[name] = storage.emplace(name, std::move(data)).first->second;
+      sources[name] = {storage.emplace(name, std::move(data)).first->second};
     }
-    return assemble(config, values, context);
+    return assemble(config, sources, weights, context);
   });
-  return Model(config, std::move(weights), std::move(context));
+  return Model(config, std::move(assembled), std::move(context));
+}
+
+size_t Model::weight_bytes() const {
+  size_t bytes = weights_.position_embedding.byte_size() + weights_.final_gamma.byte_size() +
+                 weights_.final_beta.byte_size();
+  for (const Tensor& block : weights_.token_embedding) bytes += block.byte_size();
+  for (const LayerWeights& l : weights_.layers) {
+    for (const Tensor* t : {&l.ln1_gamma, &l.ln1_beta, &l.qkv_weight, &l.qkv_bias,
+                            &l.attn_proj_weight, &l.attn_proj_bias, &l.ln2_gamma, &l.ln2_beta,
+                            &l.fc_weight, &l.fc_bias, &l.mlp_proj_weight, &l.mlp_proj_bias}) {
+      bytes += t->byte_size();
+    }
+  }
+  return bytes;
+}
+
+DType default_weight_dtype(const gpu::Context* context) {
+  return context && !context->adapter_info().is_cpu ? DType::f16 : DType::f32;
 }
 
 std::vector<io::TensorData> Model::to_tensor_data() const {

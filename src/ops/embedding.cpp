@@ -1,7 +1,8 @@
-#include <array>
+#include <algorithm>
 #include <limits>
 #include <string>
 
+#include "ops/kernel_call.h"
 #include "ops/op_support.h"
 #include "wgpt/ops.h"
 
@@ -17,7 +18,9 @@ void validate_tables(const Tensor& ids, const std::vector<Tensor>& wte_chunks, c
   detail::require_rank(kOp, "wpe", wpe, 2);
   if (wte_chunks.empty()) detail::fail(kOp, "no token table");
   for (const Tensor& chunk : wte_chunks) {
-    detail::require_dtype(kOp, "wte", chunk, DType::f32);
+    if (chunk.dtype() != DType::f32 && !is_packed(chunk.dtype())) {
+      detail::fail(kOp, "wte must be f32, f16, bf16 or q4, got " + chunk.describe());
+    }
     detail::require_rank(kOp, "wte", chunk, 2);
     if (chunk.dim(1) != wpe.dim(1)) {
       detail::fail(kOp,
@@ -45,6 +48,16 @@ void validate(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Te
   }
 }
 
+// Row `row` of a packed table widened to f32 (a view cannot start inside a packed word or block).
+std::vector<float> widened_row(const Tensor& table, size_t row, size_t cols) {
+  const size_t granule = table.dtype() == DType::q4 ? kQ4Block : 2;
+  const size_t first = row * cols / granule * granule;
+  const size_t end = std::min(table.numel(), row * cols + cols);
+  const std::vector<float> values =
+      table.reshape({table.numel()}).view(first, {end - first}).to_floats();
+  return {values.begin() + static_cast<std::ptrdiff_t>(row * cols - first), values.end()};
+}
+
 // Row `token` takes position positions[token], or pos_offset + token without `positions`.
 void embedding_cpu(std::span<const uint32_t> ids, const std::vector<Tensor>& wte_chunks,
                    std::span<const float> wpe, size_t pos_offset,
@@ -56,7 +69,14 @@ void embedding_cpu(std::span<const uint32_t> ids, const std::vector<Tensor>& wte
     if (chunk == wte_chunks.end()) {
       detail::fail(kOp, "token id " + std::to_string(ids[token]) + " is past the token table");
     }
-    auto table_row = chunk->floats().subspan(row * cols, cols);
+    std::vector<float> widened;
+    std::span<const float> table_row;
+    if (chunk->dtype() == DType::f32) {
+      table_row = chunk->floats().subspan(row * cols, cols);
+    } else {
+      widened = widened_row(*chunk, row, cols);
+      table_row = widened;
+    }
     const size_t position = positions.empty() ? pos_offset + token : positions[token];
     if ((position + 1) * cols > wpe.size()) {
       detail::fail(kOp, "position " + std::to_string(position) + " is past the position table");
@@ -76,19 +96,19 @@ void embedding_gpu(gpu::Context& context, const Tensor& ids, const std::vector<T
   size_t row_start = 0;
   for (size_t i = 0; i < wte_chunks.size(); ++i) {
     size_t row_end = row_start + wte_chunks[i].dim(0);
-    std::array<uint32_t, 8> params = {detail::word(kOp, out.numel()),
-                                      detail::word(kOp, out.dim(1)),
-                                      detail::word(kOp, pos_offset),
-                                      detail::word(kOp, row_start),
-                                      detail::word(kOp, row_end),
-                                      i + 1 == wte_chunks.size() ? 1u : 0u,
-                                      positions ? 1u : 0u,
-                                      detail::float_word(std::numeric_limits<float>::quiet_NaN())};
-    context.dispatch(
-        kOp, params,
-        detail::Bindings(kOp, {ids, wte_chunks[i], wpe, positions ? *positions : ids}, {out})
-            .ranges(),
-        detail::linear_grid(kOp, context, out.numel()));
+    const kernels::embedding::Params params{.n = detail::word(kOp, out.numel()),
+                                            .cols = detail::word(kOp, out.dim(1)),
+                                            .pos_offset = detail::word(kOp, pos_offset),
+                                            .row_start = detail::word(kOp, row_start),
+                                            .row_end = detail::word(kOp, row_end),
+                                            .is_last = i + 1 == wte_chunks.size() ? 1u : 0u,
+                                            .per_row = positions ? 1u : 0u,
+                                            .missing = std::numeric_limits<float>::quiet_NaN()};
+    detail::Bindings bound(kOp, {ids, wte_chunks[i], wpe, positions ? *positions : ids}, {out});
+    const auto& r = bound.ranges();
+    detail::dispatch<kernels::embedding>(context, {.weights = wte_chunks[i].dtype()}, params,
+                                         {r[0], r[1], r[2], r[3], r[4]},
+                                         detail::linear_grid(kOp, context, out.numel()));
     row_start = row_end;
   }
 }

@@ -15,23 +15,23 @@ size_t alignment(const gpu::Context& context) {
 }
 
 bool is_bindable(const Tensor& tensor) {
-  return tensor.offset() * kElementBytes % alignment(*tensor.context()) == 0;
+  return tensor.byte_offset() % alignment(*tensor.context()) == 0;
 }
 
-// A contiguous copy of a misaligned view, made by the `copy` kernel reading from the aligned
-// offset just below the view.
+// A contiguous copy of a misaligned view, made by the `copy` kernel reading words from the aligned
+// offset just below the view (packed dtypes' views start on a word, so words carry them too).
 Tensor aligned_copy(std::string_view op, const Tensor& view) {
   auto& context = *view.context();
-  size_t first_byte = view.offset() * kElementBytes;
+  size_t first_byte = view.byte_offset();
   size_t bound_byte = first_byte - first_byte % alignment(context);
   size_t shift = (first_byte - bound_byte) / kElementBytes;
+  size_t words = view.byte_size() / kElementBytes;
   Tensor copy = Tensor::empty_gpu(view.context(), view.shape(), view.dtype());
-  std::array<uint32_t, 2> params = {word(op, view.numel()), word(op, shift)};
-  context.dispatch(
-      "copy", params,
-      {gpu::BufferRange(view.buffer(), bound_byte, (shift + view.numel()) * kElementBytes),
-       gpu::BufferRange(copy.buffer(), 0, view.numel() * kElementBytes)},
-      linear_grid(op, context, view.numel()));
+  std::array<uint32_t, 2> params = {word(op, words), word(op, shift)};
+  context.dispatch("copy", params,
+                   {gpu::BufferRange(view.buffer(), bound_byte, (shift + words) * kElementBytes),
+                    gpu::BufferRange(copy.buffer(), 0, words * kElementBytes)},
+                   linear_grid(op, context, words));
   return copy;
 }
 
@@ -162,12 +162,11 @@ Bindings::Bindings(std::string_view op, std::initializer_list<Tensor> inputs,
   }
   uint64_t max_binding = tensors_.front().context()->limits().max_storage_buffer_binding_size;
   for (const Tensor& t : tensors_) {
-    size_t bytes = t.numel() * kElementBytes;
-    if (bytes > max_binding) {
+    if (t.byte_size() > max_binding) {
       fail(op, t.describe() + " exceeds the device's storage binding limit of " +
                    std::to_string(max_binding) + " bytes (split it into chunks)");
     }
-    ranges_.emplace_back(t.buffer(), t.offset() * kElementBytes, bytes);
+    ranges_.push_back(t.range());
   }
 }
 

@@ -22,7 +22,8 @@ grep -q "score100 top 5: repetition 1/1" "$scratch/err" || fail "no scoring prog
 # Value lists and csv: one row per size, the same columns as json.
 "$wgpt" bench -m "$char" -p 4,8 -n 2,3 --gen-prompt 4 -r 1 -o csv >"$scratch/bench.csv" 2>"$scratch/err" ||
   fail "bench -o csv failed: $(cat "$scratch/err")"
-head -1 "$scratch/bench.csv" | grep -q '^model,params,backend,adapter,test,tokens,' || fail "csv header: $(head -1 "$scratch/bench.csv")"
+head -1 "$scratch/bench.csv" | grep -q '^model,params,weights,weight_bytes,backend,adapter,test,tokens,' ||
+  fail "csv header: $(head -1 "$scratch/bench.csv")"
 [ "$(grep -oE '"(pp|tg)[0-9]+[^"]*"' "$scratch/bench.csv" | paste -sd' ')" = '"pp4 mixed" "pp8 mixed" "tg2" "tg3"' ] &&
   [ "$(wc -l <"$scratch/bench.csv")" -eq 5 ] ||
   fail "csv rows: $(cat "$scratch/bench.csv")"

@@ -195,6 +195,34 @@ TEST(OpsMatmul, RowInvariantProductsChooseAsFor64Rows) {
             ops::detail::GemmKernel::vector);
 }
 
+TEST(OpsMatmul, PackedWeightsTakeTheF32KernelsDtypeVariantsEvenInMixedPrecision) {
+  using ops::detail::GemmKernel;
+  // The tensor-core kernels read B as f32: a B stored as f16, bf16 or q4 goes to the f32 kernels,
+  // which have a variant for each, with the vec4 reads where B's rows hold whole words of 8.
+  for (DType dtype : {DType::f16, DType::bf16, DType::q4}) {
+    SCOPED_TRACE(to_string(dtype));
+    auto kernel = [&](ops::detail::Gemm g) {
+      g.precision = ops::Precision::mixed;
+      g.b_dtype = dtype;
+      return ops::detail::gemm_kernel(g, tensor_device()).kernel;
+    };
+    EXPECT_EQ(kernel({.m = 1024, .k = 768, .n = 2304}), GemmKernel::wide_vec4);
+    EXPECT_EQ(kernel({.m = 128, .k = 768, .n = 2304}), GemmKernel::tiled);
+    EXPECT_EQ(kernel({.m = 1025, .k = 767, .n = 2304}), GemmKernel::wide);
+    EXPECT_EQ(kernel({.m = 4096, .k = 768, .n = 2300}), GemmKernel::wide);  // rows of 2300: not 8s
+    EXPECT_EQ(kernel({.m = 1, .k = 768, .n = 2304}), GemmKernel::vector);
+  }
+  // Reports name the variant (and the splits of k).
+  EXPECT_EQ(ops::matmul_kernel(tensor_device(), {1, 768}, {768, 2304}, {}, DType::q4),
+            "gemv.q4 (8 splits)");
+  EXPECT_EQ(ops::matmul_kernel(tensor_device(), {8192, 768}, {768, 2304},
+                               {.precision = ops::Precision::mixed}, DType::f16),
+            "matmul_wide_vec4.f16");
+  EXPECT_EQ(ops::matmul_kernel(tensor_device(), {8192, 768}, {768, 2304},
+                               {.precision = ops::Precision::mixed}),
+            "matmul_tensor_vec4");
+}
+
 TEST(OpsMatmul, ProductsWithFewBlocksSplitK) {
   auto choice = [](ops::detail::Gemm g, const gpu::Limits& limits) {
     return ops::detail::gemm_kernel(g, limits);
