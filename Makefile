@@ -1,6 +1,7 @@
 # Two entry points; both install what they need (scripts/setup.sh) and are fast when run again.
-# `make web` builds the browser page as a static folder (web/README.md).
-.PHONY: demo test web
+# `make web` builds the browser page as a static folder (web/README.md); `make fuzz` runs the long
+# fuzzing campaigns (scripts/fuzz.sh: FUZZ_RUNS, FUZZ_SECONDS and FUZZERS tune it).
+.PHONY: demo test web fuzz
 
 demo:
 	@bash scripts/demo.sh
@@ -10,3 +11,6 @@ test:
 
 web:
 	@bash scripts/build_web.sh
+
+fuzz:
+	@bash scripts/fuzz.sh

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds wgpt and runs every test: CPU and GPU tests (on whatever WebGPU adapter this machine has:
-# llvmpipe through Dawn's OpenGL ES backend on a CPU-only machine), command-line tests, the CPU
+# llvmpipe through Dawn's OpenGL ES backend on a CPU-only machine), command-line tests, the layer
+# checks, the installed tree on its own, llama.cpp (wasm) on wgpt's GGUF files, the CPU
 # tests again under AddressSanitizer + UBSan beside the format readers' fuzzers, and the browser
 # build (`make web`: the library compiled with Emscripten 3.1.6 — clang 14, libc++ — and the page)
 # tested in headless Chromium.
@@ -14,11 +15,24 @@ trap 'rm -f "$log"' EXIT
 step() { printf '\n== %s\n' "$*"; }
 run_ctest() { ctest --test-dir "$1" --output-on-failure -j"$jobs" "${@:2}" | tee -a "$log"; }
 
-step "build (Release)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+# The WebGPU seam (-DWGPT_WEBGPU_*): the Release build — so every CPU, GPU, command-line and install
+# test below — uses a copy of Dawn under another name in another folder, not the pinned package in
+# place, so that nothing can come to depend on where that package is or what its files are called.
+seam=.deps/webgpu-seam
+mkdir -p "$seam/include/webgpu" "$seam/lib"
+copy_if_changed() { cmp -s "$1" "$2" || cp "$1" "$2"; }
+copy_if_changed .deps/npm/react-native-webgpu/cpp/webgpu/webgpu.h "$seam/include/webgpu/webgpu.h"
+copy_if_changed .deps/npm/bun-webgpu-linux-x64/libwebgpu_wrapper.so "$seam/lib/libdawn_copy.so"
+
+step "build (Release, against $seam)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DWGPT_WEBGPU_INCLUDE_DIR="$PWD/$seam/include" \
+  -DWGPT_WEBGPU_LIBRARY="$PWD/$seam/lib/libdawn_copy.so" >/dev/null
 cmake --build build -j"$jobs"
 
-step "the adapter the GPU tests run on"
+step "the WebGPU library the build uses, and the adapter the GPU tests run on"
+./build/wgpt --version
+readelf -d build/wgpt | grep -q 'NEEDED.*\[libdawn_copy.so\]' ||
+  { echo "build/wgpt does not link the copy of Dawn it was configured with" >&2; exit 1; }
 ./build/wgpt info
 
 step "CPU, GPU and command-line tests"
@@ -26,10 +40,10 @@ run_ctest build
 
 # One clang build serves both: the library instrumented for ASan + UBSan and for libFuzzer's
 # coverage, the CPU tests linked with the sanitizers, the fuzzers with libFuzzer.
-step "CPU tests under AddressSanitizer + UBSan, and the format readers fuzzed (libFuzzer, 15 s each)"
+step "CPU and option tests under AddressSanitizer + UBSan, and every reader and the command line fuzzed (libFuzzer, 10 s each)"
 CC=clang CXX=clang++ cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DWGPT_SANITIZE=ON -DWGPT_FUZZ=ON >/dev/null
-cmake --build build-sanitize -j"$jobs" --target wgpt_cpu_tests fuzzers
+cmake --build build-sanitize -j"$jobs" --target wgpt_cpu_tests wgpt_cli_tests fuzzers
 run_ctest build-sanitize
 
 step "the browser build (make web: Emscripten 3.1.6, clang 14, libc++) in headless Chromium"

@@ -52,7 +52,8 @@ float mean_cross_entropy(const std::vector<float>& logits, const std::vector<uin
 
 }  // namespace
 
-void expect_matches_golden(const model::Model& model, const std::filesystem::path& golden_path) {
+void expect_matches_golden(const model::Model& model, const std::filesystem::path& golden_path,
+                           const GoldenTolerances& tolerances) {
   const io::TensorFile golden = io::load_safetensors(golden_path);
   const std::vector<uint32_t> prompt = to_ids(golden.at("input_ids"));
   const size_t vocab = model.config().vocab_size;
@@ -61,19 +62,20 @@ void expect_matches_golden(const model::Model& model, const std::filesystem::pat
   model::ForwardOutput out =
       model.forward(prompt, cache, {.capture_attention = true, .capture_hidden = true});
   const std::vector<float> logits = out.logits.to_floats();
-  expect_close(logits, golden.at("logits").floats(), 1e-3f, "logits");
+  expect_close(logits, golden.at("logits").floats(), tolerances.logits, "logits");
   ASSERT_EQ(out.attention.size(), model.config().n_layer);
   for (size_t layer = 0; layer < out.attention.size(); ++layer) {
     const std::string name = "attn." + std::to_string(layer);
-    expect_close(out.attention[layer].to_floats(), golden.at(name).floats(), 1e-4f, name);
+    expect_close(out.attention[layer].to_floats(), golden.at(name).floats(), tolerances.attention,
+                 name);
   }
   ASSERT_EQ(out.hidden.size(), model.config().n_layer + 1);
   for (size_t i = 0; i < out.hidden.size(); ++i) {
     const std::string name = "hidden." + std::to_string(i);
-    expect_close(out.hidden[i].to_floats(), golden.at(name).floats(), 1e-4f, name);
+    expect_close(out.hidden[i].to_floats(), golden.at(name).floats(), tolerances.hidden, name);
   }
   const float loss = mean_cross_entropy(logits, prompt, vocab);
-  EXPECT_NEAR(loss, golden.at("loss").floats()[0], 1e-4f) << "loss";
+  EXPECT_NEAR(loss, golden.at("loss").floats()[0], tolerances.loss) << "loss";
 
   // Greedy continuation with the KV cache, one token per step.
   const std::vector<uint32_t> expected_ids = to_ids(golden.at("greedy_ids"));
@@ -93,7 +95,8 @@ void expect_matches_golden(const model::Model& model, const std::filesystem::pat
   model::KvCache fresh = model.new_cache();
   const std::vector<float> recomputed =
       model.forward(sequence, fresh, {.all_logits = false}).logits.to_floats();
-  expect_close(recomputed, golden.at("greedy_logits_last").floats(), 1e-3f, "greedy_logits_last");
+  expect_close(recomputed, golden.at("greedy_logits_last").floats(), tolerances.logits,
+               "greedy_logits_last");
 }
 
 void expect_cache_matches_recompute(const model::Model& model, size_t prompt_length, size_t steps) {

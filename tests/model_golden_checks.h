@@ -11,8 +11,18 @@
 
 namespace wgpt::test {
 
-// Tolerances from the fixtures' README (fp32): logits 1e-3, attention 1e-4, hidden 1e-4, loss 1e-4.
-void expect_matches_golden(const model::Model& model, const std::filesystem::path& golden_path);
+// The largest |difference| allowed from HF's values. The defaults are the fixtures' README's for
+// fp32 weights; weights stored in fewer bits are held to the bounds of weight_dtype_test.cpp.
+struct GoldenTolerances {
+  float logits = 1e-3f;
+  float attention = 1e-4f;
+  float hidden = 1e-4f;
+  float loss = 1e-4f;
+};
+// Logits, attention, hidden states and the loss of the prompt, and greedy decoding with the cache
+// (whose ids must equal HF's exactly).
+void expect_matches_golden(const model::Model& model, const std::filesystem::path& golden_path,
+                           const GoldenTolerances& tolerances = {});
 // Decodes prompt + n tokens one at a time with the KV cache and checks every step's logits
 // against a full recompute without a cache.
 void expect_cache_matches_recompute(const model::Model& model, size_t prompt_length, size_t steps);

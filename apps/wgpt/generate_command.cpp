@@ -5,8 +5,10 @@
 #include "commands.h"
 #include "interactive.h"
 #include "model_options.h"
+#include "option_checks.h"
 #include "prompt_options.h"
 #include "sampling_options.h"
+#include "standard_output.h"
 #include "wgpt/generate.h"
 
 namespace wgpt::cli {
@@ -69,10 +71,9 @@ void run(const GenerateCommand& command) {
   }
   generate::TextCallback stream;
   if (!command.json) {
-    std::fputs(prompt.c_str(), stdout);
+    write_stdout(prompt);
     stream = [](std::string_view text) {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-      std::fflush(stdout);
+      write_stdout(text);
       return true;
     };
   }
@@ -97,7 +98,7 @@ void run(const GenerateCommand& command) {
   } else {
     std::printf("\n");
   }
-  std::fflush(stdout);  // the text ends before the notes on standard error begin
+  finish_stdout();  // the text ends before the notes on standard error begin
   if (result.stop == generate::StopReason::context_full) {
     std::fprintf(stderr,
                  "stopped: the model's context of %zu tokens is full (--context-shift goes on)\n",
@@ -121,6 +122,7 @@ void add_generate_command(CLI::App& app) {
   add_model_options(*sub, command->model);
   add_prompt_options(*sub, command->prompt);
   sub->add_option("-n,--tokens", command->tokens, "How many tokens to generate")
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
   add_sampling_options(*sub, command->sampling, command->ignore_end_of_text);
   sub->add_option("--stop", command->stop_strings,

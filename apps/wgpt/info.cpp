@@ -58,6 +58,12 @@ void run_info(const InfoOptions& options) {
               limits.max_workgroups_per_dimension);
   std::printf("features:     shader-f16 %s, timestamp-query %s\n", limits.shader_f16 ? "yes" : "no",
               limits.timestamp_query ? "yes" : "no");
+  if (limits.subgroups) {
+    std::printf("subgroups:    %u to %u lanes\n", limits.subgroup_min_size,
+                limits.subgroup_max_size);
+  } else {
+    std::printf("subgroups:    no\n");
+  }
   const gpu::SubgroupMatrix& matrix = limits.f16_matrix;
   if (matrix.available()) {
     std::printf(

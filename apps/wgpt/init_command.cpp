@@ -2,7 +2,9 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "data_files.h"
 #include "model_options.h"
+#include "option_checks.h"
 
 namespace wgpt::cli {
 namespace {
@@ -14,18 +16,6 @@ struct InitCommand {
   std::string format = "safetensors";
 };
 
-void copy_gpt2_tokenizer(const std::filesystem::path& model_dir) {
-  const auto source = gpt2_tokenizer_dir();
-  const auto vocab = source / "encoder.json", merges = source / "vocab.bpe";
-  if (!std::filesystem::exists(vocab) || !std::filesystem::exists(merges)) {
-    throw Error("GPT-2 tokenizer files not found in " + source.string() +
-                " (run scripts/setup.sh)");
-  }
-  const auto overwrite = std::filesystem::copy_options::overwrite_existing;
-  std::filesystem::copy_file(vocab, model_dir / "vocab.json", overwrite);
-  std::filesystem::copy_file(merges, model_dir / "merges.txt", overwrite);
-}
-
 void run(const InitCommand& command) {
   const model::Config config = model::named_config(command.config);
   std::fprintf(stderr,
@@ -34,15 +24,22 @@ void run(const InitCommand& command) {
                config.n_layer, config.n_head, config.n_embd, config.n_ctx, config.vocab_size,
                static_cast<double>(config.parameter_count()) / 1e6,
                static_cast<unsigned long long>(command.seed));
+  // Found before anything is written: a directory without its tokenizer cannot generate.
+  const std::map<std::string, std::string> tokenizer_files =
+      config.tokenizer == "gpt2-bpe" ? gpt2_tokenizer_files()
+                                     : std::map<std::string, std::string>{};
   const model::Model model = model::Model::random(config, command.seed);
   std::fprintf(stderr, "writing %s\n", command.output.c_str());
-  model.save(command.output, command.format == "fzm" ? io::Format::fzm : io::Format::safetensors);
-  if (config.tokenizer == "gpt2-bpe") {
-    copy_gpt2_tokenizer(command.output);
-  } else {
+  // The weights and the tokenizer as one update: never a model directory without its tokenizer.
+  io::DirectoryUpdate update(command.output);
+  model.save(update, command.format == "fzm" ? io::Format::fzm : io::Format::safetensors);
+  for (const auto& [name, content] : tokenizer_files) update.add_text(name, content);
+  update.commit();
+  if (tokenizer_files.empty()) {
     std::fprintf(stderr,
-                 "note: vocabulary %zu is not GPT-2's: add a tokenizer (vocab.json) to %s\n",
-                 config.vocab_size, command.output.c_str());
+                 "warning: %s has no tokenizer: vocabulary %zu is not GPT-2's (50257), so add a "
+                 "vocab.json of your own before generating with it\n",
+                 command.output.c_str(), config.vocab_size);
   }
 }
 
@@ -55,7 +52,9 @@ void add_init_command(CLI::App& app) {
                   "gpt2, gpt2-medium, gpt2-large, gpt2-xl, or N_LAYER,N_HEAD,N_EMBD,N_CTX,VOCAB")
       ->capture_default_str();
   sub->add_option("-o,--output", command->output, "The model directory to write")->required();
-  sub->add_option("--seed", command->seed, "Seed of the initialisation")->capture_default_str();
+  sub->add_option("--seed", command->seed, "Seed of the initialisation")
+      ->check(whole_number(0, kAnyUint64))
+      ->capture_default_str();
   sub->add_option("--format", command->format, "safetensors or fzm (q4)")
       ->check(CLI::IsMember({"safetensors", "fzm"}))
       ->capture_default_str();

@@ -5,15 +5,9 @@
 #include <cstdio>
 #include <iostream>
 
+#include "standard_output.h"
+
 namespace wgpt::cli {
-namespace {
-
-void print(std::string_view text) {
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
-}
-
-}  // namespace
 
 void run_interactive(const LoadedModel& loaded, std::string transcript,
                      const generate::GenerateOptions& options) {
@@ -25,7 +19,7 @@ void run_interactive(const LoadedModel& loaded, std::string transcript,
       ids.erase(ids.begin(), ids.end() - static_cast<std::ptrdiff_t>(n_ctx / 2));
     transcript += generate::generate(loaded.model, *loaded.tokenizer, ids, options,
                                      [](std::string_view text) {
-                                       print(text);
+                                       write_stdout(text);
                                        return true;
                                      })
                       .text;
@@ -34,13 +28,13 @@ void run_interactive(const LoadedModel& loaded, std::string transcript,
                "interactive: type a line and press Enter, and the model continues the text from "
                "it; an empty line or the end of input ends\n");
   if (!transcript.empty()) {
-    print(transcript);
+    write_stdout(transcript);
     turn();
   }
   for (std::string line; std::getline(std::cin, line) && !line.empty();) {
     std::string added = transcript.empty() || transcript.back() == '\n' ? "" : "\n";
     added += line + "\n";
-    if (echo) print(added);
+    if (echo) write_stdout(added);
     const size_t before = transcript.size();
     transcript += added;
     try {
@@ -50,7 +44,7 @@ void run_interactive(const LoadedModel& loaded, std::string transcript,
       transcript.resize(before);
     }
   }
-  print("\n");
+  write_stdout("\n");
 }
 
 }  // namespace wgpt::cli

@@ -1,11 +1,10 @@
 #include "prompt_options.h"
 
-#include <fstream>
 #include <iostream>
 #include <iterator>
-#include <sstream>
 
 #include "wgpt/error.h"
+#include "wgpt/io.h"
 
 namespace wgpt::cli {
 
@@ -27,16 +26,8 @@ std::string read_prompt(const PromptOptions& options) {
 }
 
 std::string read_text_file(const std::string& path) {
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) {
-    throw Error("cannot read " + path + ": " +
-                (std::filesystem::exists(path, error) ? "not a regular file" : "no such file"));
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in) throw Error("cannot read " + path);
-  return text.str();
+  constexpr uint64_t kMaxTextBytes = uint64_t{256} << 20;
+  return io::read_file(path, kMaxTextBytes, "a text");
 }
 
 }  // namespace wgpt::cli

@@ -5,32 +5,26 @@
 #include <map>
 #include <sstream>
 
+#include "option_checks.h"
+
 namespace wgpt::cli {
 namespace {
 
-// The whole of `text` as a number (std::invalid_argument otherwise).
-float number(const std::string& text) {
+// A spec's value: the whole of `text` as a number (std::invalid_argument otherwise).
+float spec_number(const std::string& text) {
   size_t consumed = 0;
   const float value = std::stof(text, &consumed);
   if (consumed != text.size()) throw std::invalid_argument(text);
   return value;
 }
 
-uint64_t whole_number(const std::string& text) {
+uint64_t spec_whole_number(const std::string& text) {
   size_t consumed = 0;
   if (text.empty() || text[0] == '-' || text[0] == '+') throw std::invalid_argument(text);
   const uint64_t value = std::stoull(text, &consumed);
   if (consumed != text.size()) throw std::invalid_argument(text);
   return value;
 }
-
-// CLI11 reads "-1" into an unsigned option as its wrap-around: refuse a sign instead.
-const CLI::Validator kWholeNumber(
-    [](std::string& value) {
-      return value.empty() || value[0] == '-' ? "is not a whole number >= 0: " + value
-                                              : std::string();
-    },
-    "", "whole number");
 
 // "ID=BIAS", or llama.cpp's "ID+BIAS" / "ID-BIAS"; BIAS a number, or -inf to ban the token.
 void add_logit_bias(const std::string& text, std::map<uint32_t, float>& biases) {
@@ -43,7 +37,7 @@ void add_logit_bias(const std::string& text, std::map<uint32_t, float>& biases) 
     id = std::stoul(text.substr(0, split), &consumed);
     if (consumed != split || id > UINT32_MAX) throw std::invalid_argument(text);
     const std::string value = text.substr(text[split] == '=' ? split + 1 : split);
-    bias = value == "-inf" ? -INFINITY : number(value);
+    bias = value == "-inf" ? -INFINITY : spec_number(value);
   } catch (const std::logic_error&) {
     throw Error("--logit-bias " + text +
                 ": expected TOKEN_ID=BIAS (or TOKEN_ID+BIAS, TOKEN_ID-BIAS; -inf bans the token)");
@@ -56,34 +50,40 @@ void add_logit_bias(const std::string& text, std::map<uint32_t, float>& biases) 
 void add_sampling_options(CLI::App& command, generate::SamplingOptions& sampling,
                           bool& ignore_end_of_text) {
   command.add_option("--temp", sampling.temperature, "Sampling temperature (>= 0; 0 is greedy)")
+      ->check(real_number(0, kLargestFloat, "[]"))
       ->capture_default_str();
   command.add_option("--top-k", sampling.top_k, "Keep the k most likely tokens (0: all)")
-      ->check(kWholeNumber)
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
   command.add_option("--top-p", sampling.top_p, "Nucleus sampling mass in (0, 1]")
+      ->check(real_number(0, 1, "(]"))
       ->capture_default_str();
   command
       .add_option("--min-p", sampling.min_p,
                   "Keep tokens at least this fraction as likely as the best, in [0, 1]")
+      ->check(real_number(0, 1, "[]"))
       ->capture_default_str();
   command
       .add_option("--repeat-penalty", sampling.repeat_penalty,
                   "Divide a positive logit (multiply a negative one) of each token in the "
                   "window by this (> 0; 1 is off)")
+      ->check(real_number(0, kLargestFloat, "(]"))
       ->capture_default_str();
   command
       .add_option("--repeat-last-n", sampling.penalty_last_n,
                   "The penalties' window: the context's last n tokens (0: no penalties; at most "
                   "the model's context)")
-      ->check(kWholeNumber)
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
   command
       .add_option("--presence-penalty", sampling.presence_penalty,
                   "Subtract this from the logit of each token in the window")
+      ->check(real_number(-kLargestFloat, kLargestFloat, "[]"))
       ->capture_default_str();
   command
       .add_option("--frequency-penalty", sampling.frequency_penalty,
                   "Subtract this per occurrence in the window from a token's logit")
+      ->check(real_number(-kLargestFloat, kLargestFloat, "[]"))
       ->capture_default_str();
   command
       .add_option_function<std::vector<std::string>>(
@@ -94,7 +94,7 @@ void add_sampling_options(CLI::App& command, generate::SamplingOptions& sampling
           "Add BIAS to token TOKEN_ID's logit: TOKEN_ID=BIAS, repeatable (-inf bans the token)")
       ->take_all();
   command.add_option("--seed", sampling.seed, "Random seed (a draw depends on seed and position)")
-      ->check(kWholeNumber)
+      ->check(whole_number(0, kAnyUint64))
       ->capture_default_str();
   command.add_flag("--greedy", sampling.greedy, "Always take the most likely token");
   command.add_flag("--ignore-eos", ignore_end_of_text,
@@ -104,15 +104,18 @@ void add_sampling_options(CLI::App& command, generate::SamplingOptions& sampling
 generate::SamplingOptions parse_sampling_spec(const std::string& spec) {
   generate::SamplingOptions options;
   const std::map<std::string, std::function<void(const std::string&)>> setters = {
-      {"temp", [&](const std::string& v) { options.temperature = number(v); }},
-      {"top-k", [&](const std::string& v) { options.top_k = whole_number(v); }},
-      {"top-p", [&](const std::string& v) { options.top_p = number(v); }},
-      {"min-p", [&](const std::string& v) { options.min_p = number(v); }},
-      {"repeat-penalty", [&](const std::string& v) { options.repeat_penalty = number(v); }},
-      {"repeat-last-n", [&](const std::string& v) { options.penalty_last_n = whole_number(v); }},
-      {"presence-penalty", [&](const std::string& v) { options.presence_penalty = number(v); }},
-      {"frequency-penalty", [&](const std::string& v) { options.frequency_penalty = number(v); }},
-      {"seed", [&](const std::string& v) { options.seed = whole_number(v); }},
+      {"temp", [&](const std::string& v) { options.temperature = spec_number(v); }},
+      {"top-k", [&](const std::string& v) { options.top_k = spec_whole_number(v); }},
+      {"top-p", [&](const std::string& v) { options.top_p = spec_number(v); }},
+      {"min-p", [&](const std::string& v) { options.min_p = spec_number(v); }},
+      {"repeat-penalty", [&](const std::string& v) { options.repeat_penalty = spec_number(v); }},
+      {"repeat-last-n",
+       [&](const std::string& v) { options.penalty_last_n = spec_whole_number(v); }},
+      {"presence-penalty",
+       [&](const std::string& v) { options.presence_penalty = spec_number(v); }},
+      {"frequency-penalty",
+       [&](const std::string& v) { options.frequency_penalty = spec_number(v); }},
+      {"seed", [&](const std::string& v) { options.seed = spec_whole_number(v); }},
   };
   std::stringstream parts(spec);
   std::string part;

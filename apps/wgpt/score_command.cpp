@@ -1,12 +1,13 @@
 // `wgpt score`: teacher-forced surprisal of a text, token by token — coloured in a terminal, one
 // line per token otherwise, or one JSON object.
-#include <unistd.h>
 
 #include <cstdio>
 #include <numbers>
 
 #include "commands.h"
+#include "host.h"
 #include "model_options.h"
+#include "option_checks.h"
 #include "progress_line.h"
 #include "prompt_options.h"
 #include "token_json.h"
@@ -27,8 +28,9 @@ struct ScoreCommand {
 };
 
 std::string read_text(const ScoreCommand& command) {
+  constexpr uint64_t kMaxTextBytes = uint64_t{256} << 20;
   if (!command.file_given) return command.text;
-  return read_text_file(command.file);
+  return io::read_file(command.file, kMaxTextBytes, "a text to score");
 }
 
 // 256-colour foregrounds from green (expected) to red (surprising), one per bit up to 6.
@@ -125,7 +127,7 @@ void run(const ScoreCommand& command) {
   };
   const model::Surprisal scored = model::surprisal(loaded.model, ids, options);
   if (command.json) return print_json(scored, *loaded.tokenizer);
-  if (isatty(fileno(stdout))) {
+  if (is_terminal(stdout)) {
     print_coloured(scored, *loaded.tokenizer);
   } else {
     print_table(scored, *loaded.tokenizer);
@@ -151,9 +153,11 @@ void add_score_command(CLI::App& app) {
   CLI::Option* file = sub->add_option("--file", command->file, "A file holding the text to score");
   text->excludes(file);
   sub->add_option("--top-k", command->top_k, "Alternatives to report per token")
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
   sub->add_option("--stride", command->stride,
                   "Window advance for texts longer than the context (0: half the context)")
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
   sub->add_flag("--json", command->json,
                 "Print one JSON object: tokens, mean_bits, mean_nats, perplexity");

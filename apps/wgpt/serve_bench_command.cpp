@@ -4,6 +4,8 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "option_checks.h"
+#include "standard_output.h"
 #include "wgpt/error.h"
 #include "wgpt/serve.h"
 
@@ -32,7 +34,7 @@ void run(const ServeBenchCommand& command) {
                 result.tokens_per_second() / static_cast<double>(clients),
                 result.first_token_percentile(50) * 1e3, result.first_token_percentile(90) * 1e3,
                 result.first_token_percentile(99) * 1e3);
-    std::fflush(stdout);
+    finish_stdout();  // each row as it is measured
     if (result.completed != clients) {
       std::fprintf(stderr, "serve-bench: %zu of %zu streams failed; the first: %s\n",
                    clients - result.completed, clients, result.first_error.c_str());
@@ -55,27 +57,27 @@ void add_serve_bench_command(CLI::App& app) {
       "stream, and time-to-first-token percentiles. Fails when any stream does.");
   sub->add_option("--host", load.host, "The server's host")->capture_default_str();
   sub->add_option("--port", load.port, "The server's port")
-      ->check(CLI::Range(1, 65535))
+      ->check(whole_number(1, 65535))
       ->capture_default_str();
   sub->add_option("--api-key", load.api_key, "Sent as a bearer token when the server wants one");
   sub->add_option("--model-name", load.model_name, "Sent as the requests' `model` when given");
   sub->add_option("--clients", command->client_counts,
                   "Concurrent streams per round, comma-separated")
       ->delimiter(',')
-      ->check(CLI::Range(size_t{1}, size_t{4096}))
+      ->check(whole_number(1, 4096))
       ->capture_default_str();
   sub->add_option("-n,--max-tokens", load.max_tokens, "Tokens generated per stream")
-      ->check(CLI::Range(size_t{1}, size_t{1} << 20))
+      ->check(whole_number(1, 1 << 20))
       ->capture_default_str();
   sub->add_option("--prompt-tokens", load.prompt_tokens, "Prompt length in tokens")
-      ->check(CLI::Range(size_t{1}, size_t{1} << 20))
+      ->check(whole_number(1, 1 << 20))
       ->capture_default_str();
   sub->add_option("--vocab", load.vocab_size,
                   "The prompt's ids are below this (the model's vocabulary)")
-      ->check(CLI::Range(size_t{1}, size_t{1} << 31))
+      ->check(whole_number(1, uint64_t{1} << 31))
       ->capture_default_str();
   sub->add_option("--temperature", load.temperature, "Sampling temperature (0: greedy)")
-      ->check(CLI::Range(0.0, 2.0))
+      ->check(real_number(0, 2, "[]"))
       ->capture_default_str();
   sub->callback([command] { run(*command); });
 }

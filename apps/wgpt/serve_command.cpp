@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "model_options.h"
+#include "option_checks.h"
 #include "wgpt/serve.h"
 
 namespace wgpt::cli {
@@ -57,9 +58,11 @@ void run(ServeCommand& command) {
   const model::Config& config = loaded.model.config();
   std::fprintf(stderr,
                "wgpt serve: model '%s' (%zu layers, context %zu) loaded in %.0f ms\n"
-               "wgpt serve: listening on http://%s:%d with %zu slots and a queue of %zu\n",
+               "wgpt serve: listening on http://%s:%d with %zu slots (%s engine) and a queue of "
+               "%zu\n",
                options.model_name.c_str(), config.n_layer, config.n_ctx, loaded.load_ms,
-               options.host.c_str(), port, options.parallel, options.queue);
+               options.host.c_str(), port, options.parallel, server.engine_name().c_str(),
+               options.queue);
   if (options.api_key.empty() && options.host != "127.0.0.1" && options.host != "localhost" &&
       options.host != "::1") {
     std::fprintf(stderr, "wgpt serve: warning: reachable beyond this machine without --api-key\n");
@@ -85,15 +88,26 @@ void add_serve_command(CLI::App& app) {
                   "Address to listen on (0.0.0.0: every interface; then set --api-key)")
       ->capture_default_str();
   sub->add_option("--port", options.port, "Port to listen on (0: any free port, printed)")
-      ->check(CLI::Range(0, 65535))
+      ->check(whole_number(0, 65535))
       ->capture_default_str();
   sub->add_option("--parallel", options.parallel,
                   "Sequences decoded together, each with its own KV cache (slots)")
-      ->check(CLI::Range(1, 1024))
+      ->check(whole_number(1, 1024))
       ->capture_default_str();
+  sub->add_option("--engine", options.engine,
+                  "How the slots decode: batched (one GPU step for all of them, each row attending "
+                  "to its own KV cache), sequential (one slot after another on the B = 1 decode "
+                  "path), or auto (batched on a hardware GPU, else sequential)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, serve::EngineChoice>{
+              {"auto", serve::EngineChoice::automatic},
+              {"batched", serve::EngineChoice::batched},
+              {"sequential", serve::EngineChoice::sequential}},
+          CLI::ignore_case))
+      ->default_str("auto");
   sub->add_option("--queue", options.queue,
                   "Sequences that may wait for a free slot; beyond them requests get 429")
-      ->check(CLI::Range(0, 100000))
+      ->check(whole_number(0, 100000))
       ->capture_default_str();
   sub->add_option("--api-key", options.api_key,
                   "Require 'Authorization: Bearer KEY' on every endpoint but /health");
@@ -101,12 +115,12 @@ void add_serve_command(CLI::App& app) {
                   "The model's id in /v1/models and requests (default: the directory's name)");
   sub->add_option("--max-body", options.max_body_bytes,
                   "Largest request body in bytes; larger ones get 413")
-      ->check(CLI::Range(size_t{1024}, size_t{1} << 30))
+      ->check(whole_number(1024, uint64_t{1} << 30))
       ->capture_default_str();
   sub->add_option("--shutdown-grace", command->shutdown_grace_seconds,
                   "Seconds running requests may go on after SIGINT/SIGTERM before they end "
                   "with an error event")
-      ->check(CLI::Range(0.0, 3600.0))
+      ->check(real_number(0, 3600, "[]"))
       ->capture_default_str();
   sub->callback([command] { run(*command); });
 }

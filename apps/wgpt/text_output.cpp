@@ -1,7 +1,6 @@
 #include "text_output.h"
 
-#include <cstdio>
-
+#include "standard_output.h"
 #include "wgpt/error.h"
 
 namespace wgpt::cli {
@@ -14,26 +13,23 @@ void require_file(const std::filesystem::path& path, const std::string& option,
 }
 
 TextOutput::TextOutput(const std::filesystem::path& path) : path_(path) {
-  if (is_standard_output(path_)) return;
-  file_.open(path_, std::ios::binary | std::ios::trunc);
-  if (!file_) throw Error("cannot write " + path_.string());
+  if (!is_standard_output(path_)) file_.emplace(path_);
 }
 
 void TextOutput::write(std::string_view text) {
-  if (!is_standard_output(path_)) {
-    file_.write(text.data(), static_cast<std::streamsize>(text.size()));
-  } else if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
-    throw Error("writing standard output failed");
+  if (file_) {
+    file_->write(text);
+  } else {
+    write_stdout(text);
   }
 }
 
 void TextOutput::close() {
-  if (is_standard_output(path_)) {
-    if (std::fflush(stdout) != 0) throw Error("writing standard output failed");
-    return;
+  if (file_) {
+    file_->commit();
+  } else {
+    finish_stdout();
   }
-  file_.close();
-  if (!file_) throw Error("writing " + path_.string() + " failed");
 }
 
 std::string TextOutput::name() const {

@@ -1,10 +1,15 @@
 #pragma once
 // A command's text output: a file, or standard output when it is named "-" (as every Unix tool).
+// A file is written as every output is (io::OutputFile: a temporary beside it, renamed over it
+// when complete), so a failed command leaves an existing file as it was; standard output's writes
+// are checked (standard_output.h).
 
 #include <filesystem>
-#include <fstream>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "wgpt/io.h"
 
 namespace wgpt::cli {
 
@@ -18,19 +23,20 @@ void require_file(const std::filesystem::path& path, const std::string& option,
 
 class TextOutput {
  public:
-  // Creates (truncates) the file at once, so that an unwritable path fails before any work is
-  // done; throws wgpt::Error naming it.
+  // Creates the file's temporary at once, so that an unwritable path fails before any work is
+  // done; throws wgpt::Error naming it. An existing file is untouched until close().
   explicit TextOutput(const std::filesystem::path& path);
 
   void write(std::string_view text);
-  // Flushes and closes; throws wgpt::Error naming the output when any write failed.
+  // Completes the output (the file renamed into place, standard output flushed); throws
+  // wgpt::Error naming it when any write failed.
   void close();
   // "standard output", or the file's path: for messages.
   std::string name() const;
 
  private:
   std::filesystem::path path_;
-  std::ofstream file_;
+  std::optional<io::OutputFile> file_;  // absent for standard output
 };
 
 }  // namespace wgpt::cli

@@ -1,8 +1,9 @@
-// `wgpt tokenize`: the ids a model directory's tokenizer gives a text.
+// `wgpt tokenize`: the ids a model's tokenizer gives a text.
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "model_options.h"
 #include "prompt_options.h"
 #include "wgpt/tokenizer.h"
 
@@ -11,12 +12,13 @@ namespace {
 
 struct TokenizeCommand {
   std::string model_dir;
+  tokenizer::TokenizerOptions tokenizer;
   std::string text;
   bool json = false;
 };
 
 void run(const TokenizeCommand& command) {
-  auto tokenizer = tokenizer::load_tokenizer(command.model_dir);
+  auto tokenizer = load_model_tokenizer(resolve_model(command.model_dir), command.tokenizer);
   const std::string text = read_prompt({command.text, ""});
   const std::vector<uint32_t> ids = tokenizer->encode(text);
   if (command.json) {
@@ -32,10 +34,10 @@ void run(const TokenizeCommand& command) {
 void add_tokenize_command(CLI::App& app) {
   auto command = std::make_shared<TokenizeCommand>();
   CLI::App* sub = app.add_subcommand("tokenize", "Print the token ids of a text");
-  sub->add_option("-m,--model", command->model_dir, "Model directory with tokenizer files")
-      ->required();
+  add_model_option(*sub, command->model_dir)->required();
   sub->add_option("text", command->text, "The text, or - to read standard input")->required();
   sub->add_flag("--json", command->json, "Print {\"ids\": [...]}");
+  add_unknown_character_options(*sub, command->tokenizer);
   sub->callback([command] { run(*command); });
 }
 

@@ -5,8 +5,10 @@
 
 #include "commands.h"
 #include "model_options.h"
+#include "option_checks.h"
 #include "prompt_options.h"
 #include "sampling_options.h"
+#include "standard_output.h"
 #include "text_output.h"
 #include "trace_sinks.h"
 
@@ -105,19 +107,26 @@ void run(const TraceCommand& command) {
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return true;
   };
-  // The text as it comes is the progress: on standard error when the trace takes standard output.
-  FILE* progress =
-      is_standard_output(command.output) || is_standard_output(command.html) ? stderr : stdout;
-  std::fputs(prompt.c_str(), progress);
-  auto on_text = [progress](std::string_view text) {
-    std::fwrite(text.data(), 1, text.size(), progress);
-    std::fflush(progress);
+  // The text as it comes is the progress: on standard error when the trace takes standard output
+  // (where, as every write to standard output, it is checked).
+  const bool progress_on_stderr =
+      is_standard_output(command.output) || is_standard_output(command.html);
+  auto show = [progress_on_stderr](std::string_view text) {
+    if (progress_on_stderr) {
+      std::fwrite(text.data(), 1, text.size(), stderr);
+    } else {
+      write_stdout(text);
+    }
+  };
+  show(prompt);
+  auto on_text = [&show](std::string_view text) {
+    show(text);
     return true;
   };
   const generate::GenerateResult result =
       generate::generate_traced(loaded.model, *loaded.tokenizer, trace_run.prompt_ids, options,
                                 trace_run.probe, on_trace, on_text);
-  std::fputs("\n", progress);
+  show("\n");
   for (auto& sink : sinks) std::fprintf(stderr, "%s\n", sink->finish(result).c_str());
   print_timings(result, writing_ms);
 }
@@ -131,11 +140,14 @@ void add_trace_command(CLI::App& app) {
   add_model_options(*sub, command->model);
   add_prompt_options(*sub, command->prompt);
   sub->add_option("-n,--tokens", command->tokens, "How many tokens to generate")
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
   sub->add_option("--detail-layers", command->detail_layers,
                   "Capture the per-block detail of the first D blocks (docs/probe.md)")
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
   sub->add_option("--top", command->top, "Report the N most likely next tokens per step")
+      ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
   sub->add_option("--format", command->format, "Format of -o: ndjson or safetensors")
       ->check(CLI::IsMember({"ndjson", "safetensors"}))

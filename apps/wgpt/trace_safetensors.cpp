@@ -1,6 +1,4 @@
 // `wgpt trace --format safetensors`: every captured tensor of every step as step.S.<name>.
-#include <fstream>
-
 #include "text_output.h"
 #include "trace_sinks.h"
 #include "wgpt/io.h"
@@ -10,12 +8,16 @@ namespace {
 
 io::Shape io_shape(const Shape& shape) { return io::Shape(shape.begin(), shape.end()); }
 
+// The -o path, which must name a file: safetensors is binary.
+const std::filesystem::path& file_path(const std::filesystem::path& path) {
+  require_file(path, "-o", "safetensors");
+  return path;
+}
+
 class SafetensorsSink final : public TraceSink {
  public:
-  SafetensorsSink(const std::filesystem::path& path, const TraceRun& run) : path_(path), run_(run) {
-    require_file(path, "-o", "safetensors");
-    create_output(path);  // fail now rather than after the generation
-  }
+  SafetensorsSink(const std::filesystem::path& path, const TraceRun& run)
+      : run_(run), out_(file_path(path)) {}
 
   void step(size_t step, const model::StepTrace& trace, uint32_t token) override {
     const std::string prefix = "step." + std::to_string(step) + ".";
@@ -46,14 +48,15 @@ class SafetensorsSink final : public TraceSink {
                                    {"model", run_.model_name},
                                    {"detail_layers", std::to_string(run_.probe.detail_layers)},
                                    {"top_n", std::to_string(run_.probe.top_n)}};
-    io::save_safetensors(path_, tensors_, metadata);
+    io::write_safetensors(out_, tensors_, metadata);
+    out_.commit();
     return "wrote " + std::to_string(tensors_.size()) + " tensors of " + std::to_string(steps_) +
-           " steps to " + path_.string();
+           " steps to " + out_.target().string();
   }
 
  private:
-  std::filesystem::path path_;
   const TraceRun& run_;
+  io::OutputFile out_;
   std::vector<io::TensorData> tensors_;
   size_t steps_ = 0;
 };

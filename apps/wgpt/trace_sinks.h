@@ -3,13 +3,13 @@
 // page. Each sink takes the steps as they come and has written its file when finish() returns.
 
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "token_json.h"
 #include "wgpt/generate.h"
+#include "wgpt/io.h"
 
 namespace wgpt::cli {
 
@@ -33,16 +33,11 @@ class TraceSink {
   virtual std::string finish(const generate::GenerateResult& result) = 0;
 };
 
-// Each creates its file at once, so that an unwritable path fails before anything is generated.
+// Each creates its io::OutputFile (a temporary beside `path`) at once, so that an unwritable path
+// fails before anything is generated; `path` itself is replaced only when finish() commits, so a
+// run that fails on the way leaves an existing file as it was.
 std::unique_ptr<TraceSink> ndjson_sink(const std::filesystem::path& path, const TraceRun& run);
 std::unique_ptr<TraceSink> safetensors_sink(const std::filesystem::path& path, const TraceRun& run);
 std::unique_ptr<TraceSink> page_sink(const std::filesystem::path& path, const TraceRun& run);
-
-// Creates (truncates) `path` for writing; throws wgpt::Error naming it when that fails.
-inline std::ofstream create_output(const std::filesystem::path& path) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error("cannot write " + path.string());
-  return out;
-}
 
 }  // namespace wgpt::cli

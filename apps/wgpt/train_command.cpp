@@ -2,13 +2,16 @@
 // checkpoints that resume exactly, a metrics log, a loss curve and samples along the way.
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 
 #include "commands.h"
+#include "data_files.h"
+#include "host.h"
 #include "model_options.h"
+#include "option_checks.h"
 #include "train_export.h"
 #include "train_progress.h"
 #include "wgpt/generate.h"
+#include "wgpt/model_files.h"
 #include "wgpt/train.h"
 
 namespace wgpt::cli {
@@ -17,6 +20,7 @@ namespace {
 struct TrainCommand {
   std::string data;
   std::string tokenizer = "char";
+  tokenizer::TokenizerOptions tokenizer_options;  // --unknown: for a vocabulary from --init
   std::string init;
   size_t layers = 6, heads = 6, embd = 384, ctx = 256;
   size_t steps = 1000, batch = 16;
@@ -37,50 +41,34 @@ struct TrainCommand {
   CLI::Option* tokenizer_option = nullptr;
 };
 
-std::string read_file(const std::filesystem::path& path, const char* what) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw Error("cannot read " + std::string(what) + " " + path.string());
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
+// A training text is held in memory with a 32-bit id per token.
+constexpr uint64_t kMaxTrainingTextBytes = uint64_t{4} << 30;
+constexpr uint64_t kMaxTokenizerFileBytes = uint64_t{256} << 20;
 
-// The exact command line, as metrics.json records it.
-std::string command_line() {
-  std::ifstream file("/proc/self/cmdline", std::ios::binary);
-  std::string line, arg;
-  while (std::getline(file, arg, '\0')) {
-    const bool quote = arg.empty() || arg.find_first_of(" \t\n'\"$") != std::string::npos;
-    line += (line.empty() ? "" : " ") + (quote ? "'" + arg + "'" : arg);
-  }
-  return line;
+std::string read_training_text(const TrainCommand& command) {
+  std::string text = io::read_file(command.data, kMaxTrainingTextBytes, "a training text");
+  if (text.empty()) throw Error("the training text " + command.data + " is empty");
+  return text;
 }
 
 // The tokenizer files of a model directory that exist, by name.
 std::map<std::string, std::string> tokenizer_files_in(const std::filesystem::path& dir) {
   std::map<std::string, std::string> files;
   for (const char* name : {"vocab.json", "merges.txt", "tokenizer.json"}) {
-    if (std::filesystem::exists(dir / name)) files[name] = read_file(dir / name, "tokenizer file");
+    if (std::filesystem::exists(dir / name)) {
+      files[name] = io::read_file(dir / name, kMaxTokenizerFileBytes, "a tokenizer file");
+    }
   }
   return files;
 }
 
-std::map<std::string, std::string> gpt2_tokenizer_files() {
-  const auto dir = gpt2_tokenizer_dir();
-  if (!std::filesystem::exists(dir / "encoder.json")) {
-    throw Error("GPT-2 tokenizer files not found in " + dir.string() + " (run scripts/setup.sh)");
-  }
-  return {{"vocab.json", read_file(dir / "encoder.json", "the GPT-2 vocabulary")},
-          {"merges.txt", read_file(dir / "vocab.bpe", "the GPT-2 merges")}};
-}
-
 std::unique_ptr<tokenizer::Tokenizer> tokenizer_from(
-    const std::map<std::string, std::string>& files) {
+    const std::map<std::string, std::string>& files, const tokenizer::TokenizerOptions& options) {
   if (files.count("merges.txt")) {
     return tokenizer::BpeTokenizer::from_vocab_and_merges(files.at("vocab.json"),
-                                                          files.at("merges.txt"));
+                                                          files.at("merges.txt"), options);
   }
-  return tokenizer::CharTokenizer::from_json(files.at("vocab.json"));
+  return tokenizer::CharTokenizer::from_json(files.at("vocab.json"), options);
 }
 
 // What a run trains: the model, its tokenizer, and the files that go with it into checkpoints.
@@ -117,23 +105,27 @@ Setup set_up(const TrainCommand& command, const std::shared_ptr<gpu::Context>& c
     // Random weights of the right shape; the checkpoint overwrites them.
     setup.model.emplace(model::Model::random(config, command.seed, context));
   } else if (!command.init.empty()) {
-    setup.tokenizer_files = tokenizer_files_in(command.init);
-    if (setup.tokenizer_files.empty()) throw Error(command.init + " holds no tokenizer files");
-    setup.model.emplace(model::Model::load(command.init, context));
+    // A directory's tokenizer files travel as they are; a GGUF file's vocabulary becomes files.
+    const std::filesystem::path init = resolve_model(command.init);
+    setup.tokenizer_files = std::filesystem::is_directory(init)
+                                ? tokenizer_files_in(init)
+                                : model::load_vocabulary(init).files();
+    if (setup.tokenizer_files.empty()) throw Error(init.string() + " holds no tokenizer files");
+    // Training keeps f32 master weights, whatever the checkpoint stores.
+    setup.model.emplace(model::Model::load(init, context, {.weights = DType::f32}));
   } else {
     const bool bpe = command.tokenizer == "gpt2";
     setup.tokenizer_files =
         bpe ? gpt2_tokenizer_files()
             : std::map<std::string, std::string>{
-                  {"vocab.json",
-                   tokenizer::char_vocabulary_json(read_file(command.data, "the training text"))}};
+                  {"vocab.json", tokenizer::char_vocabulary_json(read_training_text(command))}};
     model::Config config;
     config.n_layer = command.layers;
     config.n_head = command.heads;
     config.n_embd = command.embd;
     config.n_ctx = command.ctx;
     config.tokenizer = bpe ? "gpt2-bpe" : "char";
-    setup.tokenizer = tokenizer_from(setup.tokenizer_files);
+    setup.tokenizer = tokenizer_from(setup.tokenizer_files, command.tokenizer_options);
     config.vocab_size = setup.tokenizer->vocab_size();
     config.eos_token_id = setup.tokenizer->eos_id();
     if (config.n_embd % config.n_head != 0) {
@@ -142,7 +134,8 @@ Setup set_up(const TrainCommand& command, const std::shared_ptr<gpu::Context>& c
     }
     setup.model.emplace(model::Model::random(config, command.seed, context));
   }
-  if (!setup.tokenizer) setup.tokenizer = tokenizer_from(setup.tokenizer_files);
+  if (!setup.tokenizer)
+    setup.tokenizer = tokenizer_from(setup.tokenizer_files, command.tokenizer_options);
   const bool is_bpe = setup.tokenizer->kind() == "bpe";
   if (command.tokenizer_option->count() > 0 && is_bpe != (command.tokenizer == "gpt2")) {
     throw Error("--tokenizer " + command.tokenizer + " disagrees with the model's " +
@@ -157,9 +150,24 @@ Setup set_up(const TrainCommand& command, const std::shared_ptr<gpu::Context>& c
   return setup;
 }
 
+// The samples' prompt, checked before training starts, and only when samples are asked for (a
+// text without a capital T used to fail on the default prompt "The " without saying why).
+std::vector<uint32_t> sample_prompt_ids(const TrainCommand& command,
+                                        const tokenizer::Tokenizer& tokenizer) {
+  if (command.sample_every == 0) return {};
+  std::vector<uint32_t> ids;
+  try {
+    ids = tokenizer.encode(command.sample_prompt);
+  } catch (const Error& error) {
+    throw Error(std::string("--sample-prompt: ") + error.what());
+  }
+  if (ids.empty()) throw Error("--sample-prompt is empty: a sample needs a prompt");
+  return ids;
+}
+
 train::TokenSplit load_data(const TrainCommand& command, const tokenizer::Tokenizer& tokenizer,
                             size_t seq_len) {
-  const std::string text = read_file(command.data, "the training text");
+  const std::string text = read_training_text(command);
   std::fprintf(stderr, "tokenizing %s (%zu bytes, %s tokenizer)\n", command.data.c_str(),
                text.size(), std::string(tokenizer.kind()).c_str());
   const std::vector<uint32_t> ids = tokenizer.encode(text);
@@ -170,8 +178,11 @@ train::TokenSplit load_data(const TrainCommand& command, const tokenizer::Tokeni
 }
 
 void run(const TrainCommand& command) {
-  if (!(command.dropout >= 0 && command.dropout < 1)) {
-    throw Error("--dropout must be a probability in [0, 1) (0: none; GPT-2 used 0.1)");
+  std::error_code error;
+  if (!command.export_q4.empty() && std::filesystem::weakly_canonical(command.export_q4, error) ==
+                                        std::filesystem::weakly_canonical(command.out, error)) {
+    throw Error("--export-q4 " + command.export_q4 +
+                " is the training directory: export into another directory");
   }
   if (command.resume && !train::has_train_state(command.out)) {
     throw Error("cannot resume: " + command.out + " holds no checkpoint (train_state.safetensors)");
@@ -216,7 +227,7 @@ void run(const TrainCommand& command) {
     progress.note(line);
   };
   callbacks.on_note = [&](const std::string& message) { progress.note(message); };
-  const std::vector<uint32_t> prompt = setup.tokenizer->encode(command.sample_prompt);
+  const std::vector<uint32_t> prompt = sample_prompt_ids(command, *setup.tokenizer);
   callbacks.sample = [&](size_t step, const model::Model& trained) {
     generate::GenerateOptions generation{
         .max_new_tokens = command.sample_tokens,
@@ -248,44 +259,69 @@ void add_train_command(CLI::App& app) {
       sub->add_option("--tokenizer", c->tokenizer, "char (built from the text) or gpt2 (BPE)")
           ->check(CLI::IsMember({"char", "gpt2"}))
           ->capture_default_str();
-  sub->add_option("--init", c->init, "Start from this model directory instead of random weights");
-  c->shape_options[0] =
-      sub->add_option("--layers", c->layers, "Layers of a new model")->capture_default_str();
-  c->shape_options[1] =
-      sub->add_option("--heads", c->heads, "Attention heads of a new model")->capture_default_str();
-  c->shape_options[2] =
-      sub->add_option("--embd", c->embd, "Width of a new model")->capture_default_str();
+  sub->add_option("--init", c->init,
+                  "Start from this model instead of random weights (anything -m takes elsewhere)");
+  add_unknown_character_options(*sub, c->tokenizer_options);
+  c->shape_options[0] = sub->add_option("--layers", c->layers, "Layers of a new model")
+                            ->check(whole_number(1, 1024))
+                            ->capture_default_str();
+  c->shape_options[1] = sub->add_option("--heads", c->heads, "Attention heads of a new model")
+                            ->check(whole_number(1, 65536))
+                            ->capture_default_str();
+  c->shape_options[2] = sub->add_option("--embd", c->embd, "Width of a new model")
+                            ->check(whole_number(1, 65536))
+                            ->capture_default_str();
   c->shape_options[3] =
       sub->add_option("--ctx", c->ctx, "Context of a new model, and the training sequence length")
+          ->check(whole_number(1, 1 << 20))
           ->capture_default_str();
-  sub->add_option("--steps", c->steps, "Optimizer steps")->capture_default_str();
-  sub->add_option("--batch", c->batch, "Sequences per step")->capture_default_str();
-  sub->add_option("--lr", c->lr, "Peak learning rate")->capture_default_str();
-  sub->add_option("--warmup", c->warmup, "Steps of linear warm-up")->capture_default_str();
+  constexpr uint64_t kMaxSteps = 1'000'000'000;
+  sub->add_option("--steps", c->steps, "Optimizer steps")
+      ->check(whole_number(1, kMaxSteps))
+      ->capture_default_str();
+  sub->add_option("--batch", c->batch, "Sequences per step")
+      ->check(whole_number(1, 1 << 20))
+      ->capture_default_str();
+  sub->add_option("--lr", c->lr, "Peak learning rate")
+      ->check(real_number(0, kLargestFloat, "(]"))
+      ->capture_default_str();
+  sub->add_option("--warmup", c->warmup, "Steps of linear warm-up")
+      ->check(whole_number(0, kMaxSteps))
+      ->capture_default_str();
   sub->add_flag("--cosine", c->cosine, "Cosine decay to 10% of --lr after the warm-up");
   sub->add_option("--dropout", c->dropout,
                   "Dropout probability in [0, 1) on the embeddings, the attention probabilities "
                   "and the residual branches, as GPT-2 (0: none)")
+      ->check(real_number(0, 1, "[)"))
       ->capture_default_str();
   sub->add_option("--weight-decay", c->weight_decay, "AdamW decay of matrices and embeddings")
+      ->check(real_number(0, kLargestFloat, "[]"))
       ->capture_default_str();
   sub->add_option("--clip", c->clip, "Clip the global gradient norm to this (0: off)")
+      ->check(real_number(0, kLargestFloat, "[]"))
       ->capture_default_str();
   sub->add_option("--seed", c->seed, "Seed of the initialisation and the batches")
+      ->check(whole_number(0, kAnyUint64))
       ->capture_default_str();
   sub->add_option("--out", c->out, "The model directory to write checkpoints into")->required();
   sub->add_flag("--resume", c->resume, "Continue the run whose checkpoint is in --out");
   sub->add_option("--eval-every", c->eval_every, "Held-out loss every N steps (0: at the end)")
+      ->check(whole_number(0, kMaxSteps))
       ->capture_default_str();
   sub->add_option("--eval-windows", c->eval_windows, "Windows of held-out text per evaluation")
+      ->check(whole_number(1, 1 << 20))
       ->capture_default_str();
   sub->add_option("--sample-every", c->sample_every, "A sample every N steps (0: never)")
+      ->check(whole_number(0, kMaxSteps))
       ->capture_default_str();
   sub->add_option("--sample-prompt", c->sample_prompt, "The samples' prompt")
       ->capture_default_str();
-  sub->add_option("--sample-tokens", c->sample_tokens, "Tokens per sample")->capture_default_str();
+  sub->add_option("--sample-tokens", c->sample_tokens, "Tokens per sample")
+      ->check(whole_number(0, kMaxGeneratedTokens))
+      ->capture_default_str();
   sub->add_option("--checkpoint-every", c->checkpoint_every,
                   "A checkpoint every N steps (0: at the end only)")
+      ->check(whole_number(0, kMaxSteps))
       ->capture_default_str();
   add_precision_option(*sub, c->precision);
   sub->add_option("--backend", c->backend, "cpu (the reference) or gpu")

@@ -22,12 +22,15 @@ void export_q4(const model::Model& model, const std::filesystem::path& dir,
                const train::TokenSplit& data, const train::TrainOptions& options,
                const ExportRecord& record) {
   std::fprintf(stderr, "exporting q4 to %s\n", dir.string().c_str());
-  model.save(dir, io::Format::fzm);
-  for (const auto& [name, content] : tokenizer_files) {
-    io::write_file_atomically(dir / name, content);
+  {
+    io::DirectoryUpdate update(dir);
+    model.save(update, io::Format::fzm);
+    for (const auto& [name, content] : tokenizer_files) update.add_text(name, content);
+    update.commit();
   }
-  // Scored as served: the .fzm read back and dequantized, not the f32 weights in memory.
-  const model::Model served = model::Model::load(dir, model.context());
+  // Scored as served: the .fzm read back and dequantized (the values a q4 GPU model reads), not
+  // the f32 weights in memory; the loss goes through the training forward, which takes f32.
+  const model::Model served = model::Model::load(dir, model.context(), {.weights = DType::f32});
   std::fprintf(stderr, "scoring the quantized model\n");
   const double held_out = train::evaluate(served, data.validation, options.batch, options.seq_len,
                                           options.eval_windows);

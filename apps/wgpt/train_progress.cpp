@@ -1,9 +1,9 @@
 #include "train_progress.h"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdio>
+
+#include "host.h"
 
 namespace wgpt::cli {
 namespace {
@@ -38,7 +38,7 @@ std::string format_duration(double seconds) {
   return text;
 }
 
-TrainProgress::TrainProgress() : terminal_(::isatty(STDERR_FILENO) == 1) {}
+TrainProgress::TrainProgress() : terminal_(is_terminal(stderr)) {}
 
 void TrainProgress::step(const train::StepReport& r) {
   const double fraction = static_cast<double>(r.step) / static_cast<double>(r.total);

@@ -1,7 +1,9 @@
 #pragma once
-// The decode fast path: one token per step on the GPU in 3 + 5·n_layer fused dispatches whose
-// bind groups are built once, with the next token chosen on the GPU (greedily, or by the sampling
-// kernels of include/wgpt/sampling.h), so a step costs one submit and a 4-byte readback. It
+// The decode fast path: one token per step on the GPU in 2 + 5·n_layer fused dispatches whose
+// bind groups are built once (include/wgpt/decode_ops.h), with the next token chosen on the GPU
+// (greedily, with its embedding computed there too, or by the sampling kernels of
+// include/wgpt/sampling.h, after which the next step embeds it), so a step costs one submit and a
+// 4-byte readback. The weights may be stored in any weight dtype (f32, f16, bf16, q4). It
 // continues a KvCache that Model::forward filled (the prefill), in the same layout, so the two
 // paths can alternate.
 
@@ -18,26 +20,45 @@
 #include "wgpt/probe.h"
 #include "wgpt/sampling.h"
 
+namespace wgpt::ops::decode {
+struct Options;
+}
+
 namespace wgpt::model {
 
 class Decoder {
  public:
   // Whether `model` can take this path: on the GPU, the token table in one binding, widths that
-  // are multiples of 4 up to 2048, a head size of 4 to 256 that divides 256, 8 storage buffers per
-  // stage. Otherwise use Model::forward, which computes the same numbers with general ops.
+  // are multiples of 8 up to 2048, a head size that is a power of two from 4 to 256, at most 64
+  // heads, 8 storage buffers per stage. Otherwise use Model::forward, which computes the same
+  // numbers with general ops.
   static bool supported(const Model& model);
 
   // How the kernels spread a step's work: over many workgroups, as a GPU wants, or over few, as a
   // software adapter (llvmpipe, SwiftShader) wants, which runs workgroups a few at a time on CPU
   // threads and pays for every barrier in each. `automatic` asks the adapter; tests force either.
   enum class Layout { automatic, gpu, software };
+  // How workgroups reduce: with subgroup operations where the adapter has 32-lane subgroups
+  // (`automatic`), or with barriers (everywhere; llvmpipe and the browser have no subgroups).
+  enum class Reductions { automatic, barrier, subgroup };
+  struct Tuning {
+    Layout layout = Layout::automatic;
+    Reductions reductions = Reductions::automatic;
+    // At most this many workgroups per matrix-vector product in the GPU layout (narrow products
+    // take fewer); 0 takes ops::decode::Options' default. `wgpt bench --product-workgroups`
+    // measures several.
+    size_t product_workgroups = 0;
+  };
 
   // Binds `cache` (which must belong to `model` and outlive this decoder). Each step's next token
   // is chosen on the GPU by `sampling` (validated here): greedy decoding takes the argmax of the
   // LM head's candidates, any other mode runs model::TokenSampler's kernels after the LM head.
-  Decoder(const Model& model, KvCache& cache, Layout layout = Layout::automatic);
-  Decoder(const Model& model, KvCache& cache, const SamplingOptions& sampling,
-          Layout layout = Layout::automatic);
+  Decoder(const Model& model, KvCache& cache, const SamplingOptions& sampling, Tuning tuning);
+  Decoder(const Model& model, KvCache& cache, const SamplingOptions& sampling)
+      : Decoder(model, cache, sampling, Tuning{}) {}
+  // A greedy decoder.
+  Decoder(const Model& model, KvCache& cache, Tuning tuning);
+  Decoder(const Model& model, KvCache& cache) : Decoder(model, cache, Tuning{}) {}
   ~Decoder();
   Decoder(const Decoder&) = delete;
   Decoder& operator=(const Decoder&) = delete;
@@ -88,17 +109,6 @@ class Decoder {
       uint32_t token, size_t count, size_t top_n,
       const std::function<bool(uint32_t, const StepTrace&)>& on_step);
 
-  // Where a step's GPU time goes: each kernel family of the step (layer 0's instance for the
-  // per-layer ones) dispatched `repeats` times back to back, timed on the host around one submit
-  // and wait. The time per dispatch includes the device's cost of a dependent dispatch, as in a
-  // real step. Native only; leaves the cache as it was.
-  struct KernelTime {
-    std::string kernel;
-    size_t per_step = 0;      // dispatches of this family in one step
-    double microseconds = 0;  // per dispatch
-  };
-  std::vector<KernelTime> kernel_times(size_t repeats);
-
  private:
   struct Plan;
   // A step's readback: its GPU-chosen token (4 bytes) if `token`, then for a traced step the
@@ -114,8 +124,11 @@ class Decoder {
   std::vector<uint32_t> run(std::span<const uint32_t> context, size_t count,
                             std::optional<size_t> top_n,
                             const std::function<bool(uint32_t, const StepTrace*)>& on_step);
-  void record_layers(bool software);
-  void record_step(bool choose_on_gpu);
+  void bind_kernels(const ops::decode::Options& options);
+  // A step's dispatches: the embedding when the host chose the token (or the sampler the one
+  // before), the blocks and the LM head, and the GPU's choice when `choose_on_gpu` (a greedy one
+  // with the next step's embedding).
+  void record_step(bool embed, bool choose_on_gpu);
   void start(uint32_t token);
   // start() for a step whose token the GPU chooses: the sampler's context too.
   void begin(std::span<const uint32_t> context);

@@ -64,6 +64,10 @@ struct Limits {
   bool shader_f16 = false;
   bool timestamp_query = false;
   SubgroupMatrix f16_matrix;
+  // WGSL subgroup operations (`enable subgroups;`), with the adapter's subgroup sizes in lanes.
+  bool subgroups = false;
+  uint32_t subgroup_min_size = 0;
+  uint32_t subgroup_max_size = 0;
 };
 
 // Always-on counters: any run can show what it cost.
@@ -83,7 +87,9 @@ struct Stats {
 struct KernelTiming {
   std::string kernel;
   uint64_t dispatches = 0;
-  double microseconds = 0;  // wall time of its dispatches, each submitted and waited for alone
+  // Where the adapter has timestamp queries, the GPU time between the start and the end of its
+  // dispatches; otherwise the wall time of each dispatch submitted and waited for alone.
+  double microseconds = 0;
 };
 
 class Context;
@@ -204,13 +210,17 @@ class Context {
   // Submits everything recorded and waits for the GPU to finish it.
   void finish();
 
-  // Kernel timing, to find where a pass's GPU time goes (`wgpt bench --profile`): while on, every
-  // dispatch is submitted and waited for on its own (scopes notwithstanding) and its wall time is
-  // added to its kernel's row. That serialises the work and adds a submit and a wait (tens of µs)
-  // to every dispatch, so the shares, not the totals, are the finding. Native only.
+  // Kernel timing, to find where a pass's GPU time goes (`wgpt bench --profile`). Where the
+  // adapter has timestamp queries (Limits::timestamp_query), every dispatch while timing is on
+  // gets a compute pass of its own whose start and end the GPU stamps; scopes and submits go on
+  // as usual, so the rows are exact GPU times of the real work. Elsewhere every dispatch is
+  // submitted and waited for on its own and its wall time counted, which adds a submit and a wait
+  // (tens of µs) to each: then the shares, not the totals, are the finding. Native only.
   void time_kernels(bool on);
-  // The rows since timing was last turned on, the most time first.
-  std::vector<KernelTiming> kernel_timings() const;
+  // The rows since timing was last turned on, the most time first (waits for the GPU).
+  std::vector<KernelTiming> kernel_timings();
+  // Whether the rows are timestamp GPU times (else host wall times).
+  bool kernel_timings_exact() const;
   // Drives pending asynchronous work on native builds (callbacks of the *_async calls run here).
   void poll();
 

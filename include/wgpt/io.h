@@ -33,10 +33,11 @@
 namespace wgpt::io {
 
 // How a tensor's elements are (or will be) stored in a file. The first six are safetensors dtypes;
-// q4 is the `.fzm` 4-bit group quantization.
-enum class DType { f32, f16, bf16, i64, i32, u32, q4 };
+// q4 is the `.fzm` 4-bit group quantization; q8_0 and q4_0 are GGUF's (llama.cpp's) blocks of 32
+// elements with one f16 scale each.
+enum class DType { f32, f16, bf16, i64, i32, u32, q4, q8_0, q4_0 };
 
-// The file spelling: "F32", "F16", "BF16", "I64", "I32", "U32", "Q4".
+// The file spelling: "F32", "F16", "BF16", "I64", "I32", "U32", "Q4", "Q8_0", "Q4_0".
 std::string_view dtype_name(DType dtype);
 // i64, i32 and u32 hold integers; the rest hold real numbers.
 bool is_integer(DType dtype);
@@ -44,6 +45,32 @@ bool is_integer(DType dtype);
 using Shape = std::vector<int64_t>;
 // safetensors `__metadata__`: string keys to string values.
 using Metadata = std::map<std::string, std::string>;
+
+// IEEE half precision (F16) and bfloat16 (BF16) to and from f32. Narrowing rounds to nearest, ties
+// to even (what PyTorch and safetensors writers do), overflows to infinity and keeps NaN a NaN.
+float f16_to_f32(uint16_t half);
+uint16_t f32_to_f16(float value);
+float bf16_to_f32(uint16_t bf16);
+uint16_t f32_to_bf16(float value);
+
+// One q4 group (the `.fzm` format's): element ≈ code · scale + min, code in 0..15.
+struct Q4Group {
+  float scale = 1.0f;
+  float min = 0.0f;
+};
+// A q4 tensor as stored: groups of `group_size` consecutive row-major elements and one 4-bit code
+// per element, packed two per byte (element i in byte i / 2, the low nibble when i is even).
+struct Q4Data {
+  uint32_t group_size = 0;
+  std::vector<Q4Group> groups;
+  std::vector<uint8_t> codes;
+};
+// Quantizes finite `values` as one group: scale = (max − min) / 15 (1 for a group whose spread is
+// zero or underflows) and min, with each value's code (round to nearest, halves away from zero)
+// written to `codes` (one byte per value). Throws when the spread overflows f32.
+Q4Group quantize_q4_group(std::span<const float> values, std::span<uint8_t> codes);
+// code · scale + min, rounded as the format defines: a rounded product, then a rounded sum.
+float dequantize_q4(uint32_t code, const Q4Group& group);
 
 // One named tensor: a shape, the dtype it is stored as, and its elements — f32 values for float
 // dtypes, int64 values for integer dtypes. Copies are cheap: float values are shared, immutable.
@@ -73,6 +100,14 @@ class TensorData {
   std::span<const int64_t> ints() const;
   // True when floats() points into a mapped file rather than memory this tensor allocated.
   bool is_view() const { return is_view_; }
+  // A q4 tensor read from `.fzm`: its groups and codes as stored (floats() holds their values),
+  // for a consumer that keeps them quantized; nullptr otherwise.
+  const Q4Data* q4() const { return q4_.get(); }
+  // The same tensor carrying the q4 form its values were dequantized from.
+  TensorData with_q4(Q4Data q4) const;
+  // The same values (shared, not copied), to be stored as `dtype`: a float dtype for a float
+  // tensor, an integer one for an integer tensor.
+  TensorData stored_as(DType dtype) const;
 
  private:
   TensorData(std::string name, Shape shape, DType dtype);
@@ -84,6 +119,7 @@ class TensorData {
   std::shared_ptr<const void> float_owner_;  // keeps floats_ alive: owned storage or a mapping
   std::vector<int64_t> ints_;
   bool is_view_ = false;
+  std::shared_ptr<const Q4Data> q4_;
 };
 
 // What a tensor file says about one tensor, from its header alone.
@@ -114,6 +150,8 @@ struct TensorFile {
   TensorIndex index() const;
 };
 
+class OutputFile;
+
 // ---- safetensors
 // --------------------------------------------------------------------------------- Reads dtypes
 // F32, F16, BF16, I64, I32 and U32; any other dtype is an error naming the tensor. Tensors must
@@ -122,13 +160,23 @@ struct TensorFile {
 TensorFile load_safetensors(const std::filesystem::path& path);
 TensorFile load_safetensors(std::span<const uint8_t> bytes, std::string_view source = "<bytes>");
 
-// Writes each tensor in the order given, as its dtype() (f16 and bf16 round to nearest even; q4
-// tensors are written as F32, safetensors having no q4 type). The header is padded to a multiple of
-// 8 bytes so that a mapped F32 tensor is aligned. Names must be unique and non-empty.
+// A sharded checkpoint: `index` is HF's model.safetensors.index.json, whose "weight_map" names for
+// every tensor the shard that holds it (a file name beside the index; no paths). Every tensor the
+// index names must be in its shard, and every tensor of a shard must be in the index. The tensors
+// come in the index's order of shards, each shard's in its file order.
+TensorFile load_safetensors_index(const std::filesystem::path& index);
+
+// Writes each tensor in the order given, as its dtype() (f16 and bf16 round to nearest even; q4,
+// q8_0 and q4_0 tensors are written as F32, safetensors having no quantized types). The header is
+// padded to a multiple of 8 bytes so that a mapped F32 tensor is aligned. Names must be unique and
+// non-empty.
 void save_safetensors(const std::filesystem::path& path, std::span<const TensorData> tensors,
                       const Metadata& metadata = {});
 std::vector<uint8_t> safetensors_bytes(std::span<const TensorData> tensors,
                                        const Metadata& metadata = {});
+// Into an open OutputFile, which the caller commits.
+void write_safetensors(OutputFile& file, std::span<const TensorData> tensors,
+                       const Metadata& metadata = {});
 
 // ---- fzm (Forge q4)
 // ------------------------------------------------------------------------------ Every tensor is
@@ -146,17 +194,137 @@ TensorFile load_fzm(std::span<const uint8_t> bytes, std::string_view source = "<
 void save_fzm(const std::filesystem::path& path, std::span<const TensorData> tensors);
 std::vector<uint8_t> fzm_bytes(std::span<const TensorData> tensors);
 
-// ---- any file
+// ---- writing files
 // ------------------------------------------------------------------------------------------------
-// Writes `content` to a temporary file beside `path` and renames it over `path`: readers see the
-// old file or the whole new one, never a torn one.
+// Every file wgpt writes follows one rule. The bytes go to a temporary file beside the target
+// (NAME.tmp.PID.N); every write is checked; the file is flushed to disk (fsync) and closed
+// (checked); only then is it renamed over the target. A failure anywhere is a wgpt::Error naming
+// the target, and leaves the target exactly as it was. The target must be a regular file or
+// absent: a directory, device, FIFO, socket or symbolic link in its place is refused, never
+// replaced. Temporaries that killed processes left for a target are removed when it is next
+// written.
+
+class OutputFile {
+ public:
+  // Creates the temporary at once, so that an unwritable target fails before any work is done.
+  explicit OutputFile(std::filesystem::path target);
+  // Uncommitted (an exception on the way): removes the temporary; the target is untouched.
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  void write(std::span<const uint8_t> bytes);
+  void write(std::string_view text);
+  // Flushes the temporary to disk and closes it, checked. The target is still untouched.
+  void close();
+  // close(), then renames the temporary over the target.
+  void commit();
+  // Throws unless the target is a regular file or absent (checked on creation and on commit).
+  void check_target() const;
+  // After close(): the temporary now belongs to someone who renames it (DirectoryUpdate's
+  // journal); the destructor leaves it.
+  void release();
+  const std::filesystem::path& target() const { return target_; }
+  const std::filesystem::path& temporary() const { return temporary_; }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const;
+
+  std::filesystem::path target_;
+  std::filesystem::path temporary_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+// An OutputFile holding `content`, committed.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
+// Appends `content` to a log file (created when missing; a regular file), every write checked.
+void append_to_file(const std::filesystem::path& path, std::string_view content);
+
+// Files of one directory replaced as one unit: a model directory's config.json and weights, a
+// training checkpoint's files. Each file is written to its temporary at once; commit() then writes
+// a journal naming them all (the commit point), renames each over its target and removes the
+// journal. A process killed before the journal exists leaves the old files; one killed after it
+// leaves an update that the next reader or writer of the directory finishes. Under the
+// directory's lock (DirectoryReader), no reader ever sees some files old and others new.
+class DirectoryUpdate {
+ public:
+  // Creates `dir` when missing, finishes an update a killed process left half done, and removes
+  // the temporaries dead processes left in it.
+  explicit DirectoryUpdate(std::filesystem::path dir);
+  ~DirectoryUpdate();  // uncommitted: the temporaries are removed, the directory as it was
+  DirectoryUpdate(const DirectoryUpdate&) = delete;
+  DirectoryUpdate& operator=(const DirectoryUpdate&) = delete;
+
+  void add_text(const std::string& name, std::string_view content);
+  void add_safetensors(const std::string& name, std::span<const TensorData> tensors,
+                       const Metadata& metadata = {});
+  void add_fzm(const std::string& name, std::span<const TensorData> tensors);
+  // `name` is removed by the same commit (the other format's weights when a model is saved).
+  void remove(const std::string& name);
+  void commit();
+  const std::filesystem::path& dir() const { return dir_; }
+
+ private:
+  OutputFile& add(const std::string& name);
+
+  std::filesystem::path dir_;
+  std::vector<std::unique_ptr<OutputFile>> files_;
+  std::vector<std::string> removals_;
+};
+
+class DirectoryLock;
+
+// Held while reading several files of one directory (config.json, the weights, the tokenizer):
+// no DirectoryUpdate commits meanwhile, and one that a killed process left half done is finished
+// first, so the files read all belong to one version. Throws wgpt::Error when such an update
+// exists and this process cannot finish it (a read-only directory).
+class DirectoryReader {
+ public:
+  explicit DirectoryReader(const std::filesystem::path& dir);
+  ~DirectoryReader();
+  DirectoryReader(const DirectoryReader&) = delete;
+  DirectoryReader& operator=(const DirectoryReader&) = delete;
+
+ private:
+  std::unique_ptr<DirectoryLock> lock_;
+};
+
+// An output directory claimed for a whole run (`wgpt train --out`): a second claim, by this or any
+// other process, fails at once with an error naming the holder's pid. The claim ends with the
+// object, or with the process however it ends (the kernel drops it: a killed run leaves no stale
+// claim). It lives in DIR/.wgpt-lock.
+class OutputLock {
+ public:
+  explicit OutputLock(const std::filesystem::path& dir);
+  ~OutputLock();
+  OutputLock(const OutputLock&) = delete;
+  OutputLock& operator=(const OutputLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// Finishes an update of `dir` that a killed process left half done and removes the temporaries
+// dead processes left in it; returns how many it removed. DirectoryUpdate does this itself; a
+// command that writes into a directory over a long time (training) calls it when it starts.
+size_t tidy_directory(const std::filesystem::path& dir);
+
+// ---- whole files
+// ----------------------------------------------------------------------------------------------
+// The content of a regular file of at most `max_bytes` bytes. A missing file, a directory, a FIFO
+// or a device (reading one could block forever or never end) and a larger file are refused with a
+// wgpt::Error naming the path before a byte is read; `what` names the file's role in that message
+// ("config.json is at most 1 MiB"). Tensor files are read through the same check.
+std::string read_file(const std::filesystem::path& path, uint64_t max_bytes,
+                      const char* what = "a file");
 
 // ---- either
 // --------------------------------------------------------------------------------------
-enum class Format { safetensors, fzm };
+enum class Format { safetensors, fzm, gguf };
 
-// By content, never by file name: bytes starting with "FZM1" are fzm, anything else safetensors.
+// By content, never by file name: bytes starting with "FZM1" are fzm, with "GGUF" GGUF, anything
+// else safetensors. load_tensors gives a GGUF file's tensors under the file's own names.
 Format detect_format(std::span<const uint8_t> bytes);
 TensorFile load_tensors(const std::filesystem::path& path);
 TensorFile load_tensors(std::span<const uint8_t> bytes, std::string_view source = "<bytes>");

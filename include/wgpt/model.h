@@ -29,12 +29,19 @@ struct Config {
   std::string tokenizer;  // "char", "gpt2-bpe", or empty (decided by the files present)
 
   size_t head_dim() const { return n_embd / n_head; }
-  // Parses HF's config.json fields; an error names the missing or malformed field and `source`.
+  // Parses HF's config.json fields, then check()s them; an error names the missing or malformed
+  // field and `source`.
   static Config from_json(const std::string& text, const std::string& source = "config.json");
+  // DIR/config.json (a regular file of at most 1 MiB).
   static Config load(const std::filesystem::path& model_dir);
   std::string to_json() const;
+  // Throws wgpt::Error naming `source` unless every size is positive and within wgpt's limits
+  // (1024 layers, 65536 wide, 2^20 positions, 2^24 tokens, a model the address space holds),
+  // n_embd is a multiple of n_head, and eos_token_id is a token. Every way of making a Model
+  // checks its config, so no shape downstream divides by zero or overflows.
+  void check(const std::string& source) const;
   // Parameters in the model (the tied LM head counted once).
-  size_t parameter_count() const;
+  uint64_t parameter_count() const;
 };
 
 // A parameter's HF name (unprefixed, as on the hub) and its shape.
@@ -65,9 +72,12 @@ struct LayerWeights {
   Tensor mlp_proj_weight, mlp_proj_bias;  // [4C, C], [C]
 };
 
+// The weights, in HF's Conv1D layout. The matrices (qkv, attention and MLP projections) and the
+// token table are stored in the model's weight dtype (f32, f16, bf16 or q4: include/wgpt/tensor.h),
+// read widened to f32 by every op; biases, LayerNorm parameters and positions stay f32.
 struct Weights {
   // The token table [vocab, C] as consecutive row blocks, each within the device's storage
-  // binding limit (one block on the CPU).
+  // binding limit (one block on the CPU); a q4 block starts on a q4 block.
   std::vector<Tensor> token_embedding;
   Tensor position_embedding;  // [n_ctx, C]
   std::vector<LayerWeights> layers;
@@ -87,6 +97,7 @@ class KvCache {
  private:
   friend class Model;
   friend class Decoder;
+  friend class BatchDecoder;
   std::vector<Tensor> keys, values;
   size_t length_ = 0;
 };
@@ -114,23 +125,44 @@ struct ForwardOutput {
   std::vector<NamedTensor> detail;  // in the order the pass computes them, when asked for
 };
 
+// The weight dtype a command takes when none is asked for: f16 on a hardware GPU (half the bytes
+// of f32 for every decode step to read; logits within the tolerance tests/gpu/weight_dtype_test.cpp
+// states), f32 on a software adapter (llvmpipe, SwiftShader: the reference-exact path) and on the
+// CPU.
+DType default_weight_dtype(const gpu::Context* context);
+
+struct LoadOptions {
+  // The weight dtype (see Weights). Without one, a model whose every tensor came from .fzm groups
+  // of 64 keeps its q4 blocks on a GPU and every other model takes f32.
+  std::optional<DType> weights;
+  // Load weights that hold NaN or infinity instead of refusing them (to inspect a damaged or
+  // diverged checkpoint: what it generates is garbage).
+  bool allow_non_finite = false;
+};
+
 class Model {
  public:
-  // Loads config.json and model.safetensors or model.fzm from a model directory. A null context
-  // loads onto the CPU.
+  // Loads config.json and model.safetensors or model.fzm from a model directory (both at once is
+  // an error: which one is meant is ambiguous). A null context loads onto the CPU.
   static Model load(const std::filesystem::path& model_dir,
-                    std::shared_ptr<gpu::Context> context = nullptr);
+                    std::shared_ptr<gpu::Context> context = nullptr, LoadOptions options = {});
   // From tensors with HF names (with or without the `transformer.` prefix; `h.N.attn.bias` mask
-  // buffers and a tied `lm_head.weight` are ignored); every shape is checked against the config.
+  // buffers and an `lm_head.weight` equal to the token table are ignored). Every shape is checked
+  // against the config; a tensor the model does not use, a name present with and without the
+  // prefix, and (unless allowed) a non-finite value are errors naming the tensor.
   static Model from_tensors(const Config& config, const io::TensorFile& tensors,
-                            std::shared_ptr<gpu::Context> context = nullptr);
+                            std::shared_ptr<gpu::Context> context = nullptr,
+                            LoadOptions options = {});
   // Random weights as GPT-2 initialises them (N(0, 0.02), residual projections scaled by
-  // 1/√(2·n_layer), LayerNorm 1/0, biases 0), reproducible from `seed`.
+  // 1/√(2·n_layer), LayerNorm 1/0, biases 0), reproducible from `seed`, stored as `weights`.
   static Model random(const Config& config, uint64_t seed,
-                      std::shared_ptr<gpu::Context> context = nullptr);
+                      std::shared_ptr<gpu::Context> context = nullptr, DType weights = DType::f32);
 
   const Config& config() const { return config_; }
   const Weights& weights() const { return weights_; }
+  DType weight_dtype() const { return weights_.token_embedding.front().dtype(); }
+  // The bytes every weight tensor takes in storage (packed dtypes as packed).
+  size_t weight_bytes() const;
   bool on_gpu() const { return context_ != nullptr; }
   const std::shared_ptr<gpu::Context>& context() const { return context_; }
 
@@ -153,9 +185,13 @@ class Model {
 
   // The weights under HF's unprefixed names, as host tensors (for saving).
   std::vector<io::TensorData> to_tensor_data() const;
-  // Writes config.json and model.safetensors (or model.fzm, q4) into `model_dir`.
+  // Writes config.json and model.safetensors (or model.fzm, q4) into `model_dir` as one
+  // io::DirectoryUpdate, which also removes the other format's weights: a reader sees the old
+  // model or the new one, never a mix, and never two weight files.
   void save(const std::filesystem::path& model_dir,
             io::Format format = io::Format::safetensors) const;
+  // The same files added to an update the caller commits (a checkpoint adds its own to it).
+  void save(io::DirectoryUpdate& update, io::Format format = io::Format::safetensors) const;
 
  private:
   Model(Config config, Weights weights, std::shared_ptr<gpu::Context> context)

@@ -42,9 +42,14 @@ Tensor causal_softmax(const Tensor& scores, size_t offset);
 Tensor embedding(const Tensor& ids, const Tensor& wte, const Tensor& wpe, size_t pos_offset);
 // The same over a token table split into row chunks (each [rows_i, C], consecutive blocks of the
 // table), for tables larger than a device's storage binding limit. On the GPU an id past the
-// table's end yields a NaN row (the CPU throws).
+// table's end yields a NaN row (the CPU throws). The table may be f32, f16, bf16 or q4.
 Tensor embedding(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Tensor& wpe,
                  size_t pos_offset);
+// The same with a position per row, out[i] = wte[ids[i]] + wpe[positions[i]] (positions u32, ids'
+// shape): a batched decode step, whose rows belong to sequences at different positions. On the
+// GPU a position past wpe yields a NaN row (the CPU throws).
+Tensor embedding(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const Tensor& wpe,
+                 const Tensor& positions);
 
 // How a GPU matrix product multiplies. f32: f32 operands and sums (every device). mixed: operands
 // rounded to f16 and f32 sums on the tensor cores, where the device has them (Dawn's subgroup
@@ -61,21 +66,29 @@ struct MatmulOptions {
   // Added last, elementwise (the output's shape): a residual connection in the same pass.
   std::optional<Tensor> residual;
   Precision precision = Precision::f32;
+  // Each output row's sums in an order that does not depend on how many rows the product has (on
+  // the GPU the kernel and the split of k are chosen as for 64 rows whatever m is), so that a row
+  // gets the same bits alone as among others: a batched decode step, whose rows are sequences
+  // that must not depend on what else is in the batch. Otherwise the kernel suits m.
+  bool row_invariant = false;
 };
 
 // residual + gelu(scale · op(a) · op(b) + bias), each part when asked for. a [m, k] or [batch, m,
 // k]; b [k, n] or [batch, k, n] (transposed forms swap the last two dimensions). An unbatched
 // operand is broadcast over the other's batch. Output [m, n], or [batch, m, n] when either operand
-// is batched.
+// is batched. b may hold weights in f16, bf16 or q4 (read widened to f32, always by the f32
+// kernels; a batched q4 b needs batches that start on a block).
 Tensor matmul(const Tensor& a, const Tensor& b, const MatmulOptions& options = {});
-// The GPU kernel a matmul of operands shaped `a` and `b` takes on a device with `limits`, and how
-// it splits k, e.g. "matmul_tensor_64_vec4 (3 splits)": for reports (wgpt bench).
+// The GPU kernel a matmul of operands shaped `a` and `b` (stored as `b_dtype`) takes on a device
+// with `limits`, and how it splits k, e.g. "matmul_tensor_64_vec4 (3 splits)" or "gemv.q4": for
+// reports (wgpt bench).
 std::string matmul_kernel(const gpu::Limits& limits, const Shape& a, const Shape& b,
-                          const MatmulOptions& options = {});
+                          const MatmulOptions& options = {}, DType b_dtype = DType::f32);
 // a [m, k] · Bᵀ · scale, where B [n, k] is given as consecutive row chunks (a token table split
-// for the binding limit: the LM head x · wteᵀ). Output [m, n]; chunk i fills its own columns.
+// for the binding limit: the LM head x · wteᵀ), f32 or packed as matmul's b. Output [m, n]; chunk i
+// fills its own columns. row_invariant as in MatmulOptions.
 Tensor matmul_transposed_chunks(const Tensor& a, const std::vector<Tensor>& b_row_chunks,
-                                float scale = 1.0f);
+                                float scale = 1.0f, bool row_invariant = false);
 
 // Fused QKV [t, 3C] → q, k, v, each [n_head, t, C / n_head].
 struct Heads {
@@ -105,6 +118,20 @@ Tensor causal_attention(const Tensor& qkv, const Tensor& k_cache, const Tensor& 
                         size_t offset, float scale);
 // Whether causal_attention runs for caches like this one (the GPU kernel takes heads of 64).
 bool causal_attention_supported(const Tensor& k_cache);
+
+// A batched decode step: B rows, each the newest token of its own sequence, whose caches share one
+// pool per layer, k_pool and v_pool [slots, n_head, n_ctx, head_dim] (slot s's cache is the
+// [n_head, n_ctx, head_dim] block s). Row r belongs to slot slots[r] and sits at position
+// positions[r] (slots and positions u32 [B]; the slots of one step distinct).
+// Stores each row's key and value from qkv [B, 3C] at its slot's row positions[r], in place.
+void kv_store_rows(const Tensor& qkv, Tensor& k_pool, Tensor& v_pool, const Tensor& slots,
+                   const Tensor& positions);
+// Each row's attention over its own slot's keys j ≤ positions[r] (which must hold them:
+// kv_store_rows), heads merged: out[r, h·hd ..] = Σ_j softmax_j(scale · q_r·k_j) · v_j with q_r
+// from qkv [B, 3C] → [B, C]. A row's numbers do not depend on the other rows. On the GPU
+// (decode_attention_rows.wgsl) head_dim is at most 256 and a position past n_ctx yields NaN.
+Tensor decode_attention_rows(const Tensor& qkv, const Tensor& k_pool, const Tensor& v_pool,
+                             const Tensor& slots, const Tensor& positions, float scale);
 // probs · v per head over the first kv_len rows of a cache, kv_len = probs' last dimension.
 // probs [n_head, t, kv_len], v_cache [n_head, n_ctx, hd] → [n_head, t, hd].
 Tensor attention_values(const Tensor& probs, const Tensor& v_cache);

@@ -19,11 +19,18 @@
 
 namespace wgpt::serve {
 
+// Which step engine decodes: `batched` runs every continuing sequence in one GPU step
+// (model::BatchDecoder), `sequential` one sequence after another through the B = 1 decode path;
+// `automatic` takes the batched engine where the model supports it on a hardware GPU and the
+// sequential one elsewhere (the CPU backend, a software adapter such as llvmpipe).
+enum class EngineChoice { automatic, batched, sequential };
+
 struct ServerOptions {
   std::string host = "127.0.0.1";  // localhost unless told otherwise
   int port = 8080;                 // 0: any free port (Server::bind() returns it)
   size_t parallel = 4;             // sequences decoded together, each with its own KV cache
   size_t queue = 64;               // sequences that may wait for a slot; beyond that, 429
+  EngineChoice engine = EngineChoice::automatic;
   std::string api_key;     // when set, every endpoint but /health wants it as a bearer token
   std::string model_name;  // the id /v1/models reports and requests may name
   size_t max_body_bytes = 1 << 20;  // larger request bodies get 413
@@ -43,6 +50,8 @@ class Server {
   // Binds the listening socket and returns its port. Throws wgpt::Error naming host and port when
   // it cannot.
   int bind();
+  // The step engine the server runs: "batched" or "sequential" (ServerOptions::engine).
+  std::string engine_name() const;
   // Serves until shutdown() has drained the scheduler: HTTP on a pool of threads, the model on
   // this one. Then stops listening and returns once every handler has finished.
   void run();

@@ -1,5 +1,6 @@
 #pragma once
-// wgpt::Tensor — a contiguous row-major array of f32 or u32 on the CPU or the GPU.
+// wgpt::Tensor — a contiguous row-major array of f32 or u32 — or of floats stored in 16 or 4 bits
+// (f16, bf16, q4: weights) — on the CPU or the GPU.
 //
 // A Tensor is a handle: copies share storage, like a view. A view is an element offset into the
 // storage plus a shape. GPU storage is a pooled gpu::Buffer of a gpu::Context; reading it back to
@@ -11,15 +12,28 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "wgpt/error.h"
 #include "wgpt/gpu.h"
+#include "wgpt/io.h"
 
 namespace wgpt {
 
-enum class DType { f32, u32 };
+// f32 and u32 take a 32-bit word per element. The packed float dtypes hold weights compactly and
+// are widened to f32 wherever they are read (kernels and the CPU reference alike):
+// - f16 (IEEE half) and bf16 (bfloat16): two per 32-bit word, element 2i in bits 0–15 of word i
+//   and element 2i + 1 in bits 16–31; an odd count takes ceil(n / 2) words. Views start at even
+//   elements. WGSL reads them with unpack2x16float (f16) or a shift and bitcast (bf16).
+// - q4: blocks of kQ4Block elements (the .fzm format's groups), each ten words: eight of 4-bit
+//   codes (element j of the block in bits 4·(j % 8) of word j / 8), then the block's scale and
+//   minimum as f32 bits; element = code · scale + min. Views start at a block.
+enum class DType { f32, u32, f16, bf16, q4 };
 enum class Device { cpu, gpu };
+
+inline constexpr size_t kQ4Block = 64;
+inline constexpr size_t kQ4BlockWords = 10;
 
 using Shape = std::vector<size_t>;
 
@@ -27,6 +41,12 @@ using Shape = std::vector<size_t>;
 std::string to_string(const Shape& shape);
 const char* to_string(DType dtype);
 const char* to_string(Device device);
+// Parses "f32", "f16", "bf16" or "q4" (the weight dtypes); throws naming the accepted ones.
+DType parse_weight_dtype(std::string_view name);
+// f16, bf16 and q4: floats stored in fewer than 32 bits.
+bool is_packed(DType dtype);
+// The bytes `count` elements of `dtype` occupy (whole words; q4 in whole blocks).
+size_t storage_bytes(DType dtype, size_t count);
 // The product of the dimensions (1 for a scalar shape []).
 size_t numel(const Shape& shape);
 
@@ -38,6 +58,14 @@ class Tensor {
   // CPU tensors from host data; throws when values.size() != numel(shape).
   static Tensor from_floats(std::vector<float> values, Shape shape);
   static Tensor from_u32(std::vector<uint32_t> values, Shape shape);
+  // `values` stored as `dtype` (f32, f16, bf16 or q4): f16 and bf16 round to nearest even, q4
+  // quantizes each block as the .fzm writer quantizes a group (values must then be finite).
+  static Tensor from_floats(std::vector<float> values, Shape shape, DType dtype);
+  // A packed tensor (f16, bf16 or q4) from its storage words, laid out as described above.
+  static Tensor from_words(std::vector<uint32_t> words, Shape shape, DType dtype);
+  // Elements [first, first + numel(shape)) of a tensor already quantized in q4 groups of kQ4Block
+  // elements (an .fzm tensor's), its blocks kept as they are; `first` starts a group.
+  static Tensor from_q4(const io::Q4Data& q4, size_t first, Shape shape);
   // A CPU tensor of zeros.
   static Tensor zeros(Shape shape, DType dtype = DType::f32);
   // A GPU tensor from the context's pool. Its contents are undefined until a kernel writes them.
@@ -71,24 +99,31 @@ class Tensor {
   Tensor to_cpu() const;
   void to_cpu_async(std::function<void(Result<Tensor>)> done) const;
 
-  // Host copies of the elements (a GPU tensor is read back first).
+  // Host copies of the elements (a GPU tensor is read back first; packed dtypes are widened).
   std::vector<float> to_floats() const;
   std::vector<uint32_t> to_u32() const;
 
   // The elements of a CPU tensor, in place. Writes are seen by every tensor sharing the storage.
   std::span<float> floats() const;
   std::span<uint32_t> u32s() const;
+  // The storage words of a packed CPU tensor, from the word holding its first element.
+  std::span<const uint32_t> words() const;
 
   // GPU storage, for ops: the buffer, this tensor's first element in it, and its context.
   const gpu::Buffer& buffer() const;
   size_t offset() const { return offset_; }
+  // Where this tensor's elements lie in its storage, in bytes, and the bytes they take.
+  size_t byte_offset() const;
+  size_t byte_size() const { return storage_bytes(dtype_, numel()); }
+  // The GPU storage range of this tensor's elements, as a kernel binds it.
+  gpu::BufferRange range() const;
   const std::shared_ptr<gpu::Context>& context() const { return context_; }
 
  private:
   Shape shape_;
   DType dtype_ = DType::f32;
   size_t offset_ = 0;  // elements
-  // CPU storage: exactly one of these is set for a CPU tensor, by dtype.
+  // CPU storage: exactly one of these is set for a CPU tensor, by dtype (u32 and packed: words).
   std::shared_ptr<std::vector<float>> host_f32_;
   std::shared_ptr<std::vector<uint32_t>> host_u32_;
   // GPU storage.

@@ -14,11 +14,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "wgpt/error.h"
@@ -35,8 +37,34 @@ enum class SpecialTokens {
   recognise,
 };
 
+// What a character vocabulary does with a character it lacks. (BPE encodes every byte, so it never
+// meets one.)
+enum class UnknownCharacters {
+  error,    // throw naming the character and its position: nothing is encoded silently
+  replace,  // encode TokenizerOptions::replacement in its place
+  skip,     // drop it
+};
+
 struct TokenizerOptions {
   SpecialTokens special_tokens = SpecialTokens::as_text;
+  UnknownCharacters unknown_characters = UnknownCharacters::error;
+  // The one character `replace` encodes instead of an unknown one; it must be in the vocabulary.
+  std::string replacement = "?";
+};
+
+// A vocabulary as data: what a GGUF file stores, and what `wgpt convert` carries from one format
+// to another. A tokenizer is made from it (make_tokenizer) or from a model directory's files.
+struct Vocabulary {
+  enum class Kind { bpe, characters };
+  Kind kind = Kind::bpe;
+  // id → token: BPE tokens spelled in GPT-2's byte alphabet (as vocab.json has them); characters as
+  // their UTF-8.
+  std::vector<std::string> tokens;
+  // BPE merges in rank order.
+  std::vector<std::pair<std::string, std::string>> merges;
+
+  // The files a model directory keeps it in, by name: vocab.json, and merges.txt for BPE.
+  std::map<std::string, std::string> files() const;
 };
 
 class Tokenizer {
@@ -75,6 +103,9 @@ class BpeTokenizer final : public Tokenizer {
   static std::unique_ptr<BpeTokenizer> from_files(const std::filesystem::path& vocab_json,
                                                   const std::filesystem::path& merges_txt,
                                                   TokenizerOptions options = {});
+  // From a Vocabulary of kind bpe (every merge's parts and result in its tokens).
+  static std::unique_ptr<BpeTokenizer> from_vocabulary(const Vocabulary& vocabulary,
+                                                       TokenizerOptions options = {});
 
   ~BpeTokenizer() override;
   std::vector<uint32_t> encode(std::string_view text) const override;
@@ -93,10 +124,15 @@ class BpeTokenizer final : public Tokenizer {
 // single-character strings to ids 0..n-1. No end-of-text token.
 class CharTokenizer final : public Tokenizer {
  public:
-  static std::unique_ptr<CharTokenizer> from_json(std::string_view vocab_json);
-  static std::unique_ptr<CharTokenizer> from_file(const std::filesystem::path& vocab_json);
+  // options.unknown_characters and options.replacement apply; special_tokens has no meaning here.
+  // Throws when `replace` is asked for with a replacement that is not one vocabulary character.
+  static std::unique_ptr<CharTokenizer> from_json(std::string_view vocab_json,
+                                                  TokenizerOptions options = {});
+  static std::unique_ptr<CharTokenizer> from_file(const std::filesystem::path& vocab_json,
+                                                  TokenizerOptions options = {});
 
-  // Throws naming the first character outside the vocabulary, with its character and byte offset.
+  // A character outside the vocabulary is replaced, skipped or (by default) an error naming it
+  // with its character and byte offset. Invalid UTF-8 is always an error.
   std::vector<uint32_t> encode(std::string_view text) const override;
   std::string token_bytes(uint32_t id) const override;
   size_t vocab_size() const override { return characters_.size(); }
@@ -105,8 +141,12 @@ class CharTokenizer final : public Tokenizer {
 
  private:
   CharTokenizer() = default;
+  std::optional<uint32_t> id_of(char32_t code_point) const;
+
   std::vector<std::string> characters_;             // id -> UTF-8 of its character
   std::vector<std::pair<char32_t, uint32_t>> ids_;  // (code point, id), sorted by code point
+  UnknownCharacters unknown_ = UnknownCharacters::error;
+  uint32_t replacement_id_ = 0;  // meaningful when unknown_ is replace
 };
 
 // A character vocabulary (vocab.json: character → id) of every character in `text`, ids in code
@@ -123,11 +163,18 @@ struct TokenizerFiles {
   bool empty() const { return vocab_json.empty() && tokenizer_json.empty(); }
 };
 
-// The tokenizer the files make: BPE from vocab.json + merges.txt when merges.txt is there, else
+// The vocabulary the files hold: BPE from vocab.json + merges.txt when merges.txt is there, else
 // BPE from tokenizer.json when that is there, else a character vocabulary from vocab.json.
+Vocabulary read_vocabulary(const TokenizerFiles& files);
+// The vocabulary of a model directory: read_vocabulary(TokenizerFiles::find(model_dir)).
+Vocabulary read_vocabulary(const std::filesystem::path& model_dir);
+// The tokenizer of a vocabulary; its tokens and merges are checked as the files' are.
+std::unique_ptr<Tokenizer> make_tokenizer(const Vocabulary& vocabulary,
+                                          TokenizerOptions options = {});
+// make_tokenizer(read_vocabulary(files), options).
 std::unique_ptr<Tokenizer> load_tokenizer(const TokenizerFiles& files,
                                           TokenizerOptions options = {});
-// The tokenizer of a model directory: load_tokenizer(TokenizerFiles::find(model_dir)).
+// make_tokenizer(read_vocabulary(model_dir), options).
 std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& model_dir,
                                           TokenizerOptions options = {});
 

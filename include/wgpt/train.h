@@ -148,10 +148,10 @@ struct TrainState {
   double elapsed_s = 0;
 };
 
-// Writes DIR/train_state.safetensors: the parameters, the optimizer's moments and `state`, with
-// the model's config — one file, written to a temporary file and renamed, so a kill at any moment
-// leaves the previous checkpoint whole.
-void save_train_state(const std::filesystem::path& dir, const model::Model& model,
+// Adds train_state.safetensors to a directory update: the parameters, the optimizer's moments
+// and `state`, with the model's config. A checkpoint commits it together with the model files, so
+// a kill at any moment leaves the previous checkpoint whole, or the new one.
+void save_train_state(io::DirectoryUpdate& update, const model::Model& model,
                       const AdamW& optimizer, const TrainState& state);
 
 // Whether DIR holds a checkpoint to resume.
@@ -210,8 +210,10 @@ struct TrainResult {
 };
 
 // Trains `model` in place on data.train, evaluating on data.validation; writes checkpoints
-// (model directory files and train_state.safetensors), metrics.jsonl and loss.svg into out_dir.
-// Stops with wgpt::Error on a non-finite loss or gradient, before any checkpoint of that step.
+// (model directory files, loss.svg and train_state.safetensors, as one io::DirectoryUpdate) and
+// metrics.jsonl into out_dir. The run holds out_dir's io::OutputLock throughout (a second run into
+// it fails at once) and first tidies what a killed run left there (io::tidy_directory). Stops
+// with wgpt::Error on a non-finite loss or gradient, before any checkpoint of that step.
 TrainResult run(model::Model& model, const TokenSplit& data, const TrainOptions& options,
                 const TrainCallbacks& callbacks = {});
 

@@ -58,10 +58,12 @@ void prepare_headless_egl() {
   // 0 in 40 with it). Our own never-released reference keeps EGL loaded.
   static void* const egl = dlopen("libEGL.so.1", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
   (void)egl;
-#endif
+  // EGL without a display (a server, CI) needs the surfaceless platform. Other systems reach
+  // OpenGL ES through their window system, or not at all.
   const bool has_display = std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
   const char* platform = std::getenv("EGL_PLATFORM");
   if (!has_display && (!platform || !*platform)) setenv("EGL_PLATFORM", "surfaceless", 1);
+#endif
 }
 
 }  // namespace wgpt::gpu

@@ -53,6 +53,8 @@ std::string join(const std::vector<std::string>& names) {
 
 Context::Impl::~Impl() {
   if (pass) wgpuComputePassEncoderRelease(pass);
+  if (timestamps.queries) wgpuQuerySetRelease(timestamps.queries);
+  timestamps.resolved = {};
   if (encoder) wgpuCommandEncoderRelease(encoder);
   for (auto& [key, uniform] : uniforms) wgpuBufferRelease(uniform.buffer);
   for (auto& [key, group] : bind_groups) wgpuBindGroupRelease(group);
@@ -411,6 +413,7 @@ std::shared_ptr<PreparedState> Context::Impl::bind(std::string_view name,
 }
 
 void Context::Impl::record(const PreparedState& prepared) {
+  if (timing_kernels) return record_timed(prepared);
   WGPUComputePassEncoder encoder_pass = open_pass();
   wgpuComputePassEncoderSetPipeline(encoder_pass, prepared.pipeline->pipeline);
   wgpuComputePassEncoderSetBindGroup(encoder_pass, 0, prepared.group, 0, nullptr);
@@ -418,41 +421,7 @@ void Context::Impl::record(const PreparedState& prepared) {
                            prepared.workgroups.z);
   recorded_kernels.push_back(prepared.name);
   ++stats.dispatches;
-  if (timing_kernels) {
-    time_dispatch(prepared.name);
-  } else if (scope_depth == 0) {
-    submit();
-  }
-}
-
-void Context::Impl::time_dispatch(const std::string& kernel) {
-  const auto start = std::chrono::steady_clock::now();
-  submit_and_wait();
-  KernelTiming& row = kernel_timings[kernel];
-  row.kernel = kernel;
-  ++row.dispatches;
-  row.microseconds +=
-      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-}
-
-void Context::time_kernels(bool on) {
-#ifdef __EMSCRIPTEN__
-  if (on) throw Error("kernel timing blocks, which the browser forbids");
-#endif
-  if (on) {
-    impl_->submit();  // what was recorded before is not timed
-    impl_->kernel_timings.clear();
-  }
-  impl_->timing_kernels = on;
-}
-
-std::vector<KernelTiming> Context::kernel_timings() const {
-  std::vector<KernelTiming> rows;
-  for (const auto& [name, row] : impl_->kernel_timings) rows.push_back(row);
-  std::sort(rows.begin(), rows.end(), [](const KernelTiming& a, const KernelTiming& b) {
-    return a.microseconds > b.microseconds;
-  });
-  return rows;
+  if (scope_depth == 0) submit();
 }
 
 void Context::copy(const BufferRange& from, const BufferRange& to) {
@@ -486,6 +455,12 @@ void Context::readback_many_async(
     const std::vector<BufferRange>& regions,
     std::function<void(Result<std::vector<std::vector<std::byte>>>)> done) {
   impl_->check_usable();
+  impl_->readback_many_async(regions, std::move(done));
+}
+
+void Context::Impl::readback_many_async(
+    const std::vector<BufferRange>& regions,
+    std::function<void(Result<std::vector<std::vector<std::byte>>>)> done) {
   // Copies need 4-byte alignment: copy the aligned span around each region and trim on the host.
   struct Slice {
     size_t staging_offset, skip, size;
@@ -507,13 +482,13 @@ void Context::readback_many_async(
     total += end - start;
   }
   const size_t staging_size = next_power_of_two(std::max<size_t>(total, 4));
-  WGPUBuffer staging = impl_->staging_pool->take(staging_size);
+  WGPUBuffer staging = staging_pool->take(staging_size);
   if (!staging) {
-    staging = impl_->create_buffer(staging_size, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
+    staging = create_buffer(staging_size, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
   }
   // Any recorded dispatches go first, in the same submit, so the copies see their writes.
-  impl_->close_pass();
-  WGPUCommandEncoder encoder = impl_->open_encoder();
+  close_pass();
+  WGPUCommandEncoder encoder = open_encoder();
   for (size_t i = 0; i < regions.size(); ++i) {
     const size_t start = regions[i].offset / 4 * 4;
     const size_t length = round_up(slices[i].skip + slices[i].size, 4);
@@ -522,13 +497,13 @@ void Context::readback_many_async(
                                          slices[i].staging_offset, length);
   }
   try {
-    impl_->submit();
+    submit();
   } catch (...) {
-    impl_->staging_pool->give_back(staging, staging_size);
+    staging_pool->give_back(staging, staging_size);
     throw;
   }
-  ++impl_->stats.fence_waits;
-  Impl* impl = impl_.get();
+  ++stats.fence_waits;
+  Impl* impl = this;
   auto on_mapped = [impl, staging, staging_size, total, slices = std::move(slices),
                     done = std::move(done)](std::string error) {
     if (!error.empty()) {
@@ -547,8 +522,8 @@ void Context::readback_many_async(
     impl->staging_pool->give_back(staging, staging_size);
     done(std::move(out));
   };
-  impl_->last_readback = api::map_read_async(
-      impl_->handles, staging, round_up(std::max<size_t>(total, 4), 4), std::move(on_mapped));
+  last_readback = api::map_read_async(handles, staging, round_up(std::max<size_t>(total, 4), 4),
+                                      std::move(on_mapped));
 }
 
 std::vector<std::vector<std::byte>> Context::readback_many(
@@ -557,12 +532,18 @@ std::vector<std::vector<std::byte>> Context::readback_many(
   (void)regions;
   throw Error("synchronous readback blocks, which the browser forbids: use readback_many_async");
 #else
+  impl_->check_usable();
+  return impl_->readback_many(regions);
+#endif
+}
+
+std::vector<std::vector<std::byte>> Context::Impl::readback_many(
+    const std::vector<BufferRange>& regions) {
   std::optional<Result<std::vector<std::vector<std::byte>>>> outcome;
   readback_many_async(regions, [&](auto result) { outcome = std::move(result); });
-  api::wait(impl_->handles, impl_->last_readback);
+  api::wait(handles, last_readback);
   if (!outcome) throw Error("readback: the mapping completed without a result");
   return outcome->value();
-#endif
 }
 
 void Context::readback_async(const Buffer& buffer, size_t offset, size_t size,

@@ -57,9 +57,16 @@ struct Context::Impl {
   std::vector<std::string> recorded_kernels;  // since the last submit, for error messages
   std::string deferred_error;                 // raised by the next call (scopes close noexcept)
   api::Waitable last_readback;                // what a synchronous readback waits on
-  // Context::time_kernels: while on, each dispatch is submitted and waited for alone.
+  // Context::time_kernels: while on, each dispatch is timed (kernel_timing.cpp).
   bool timing_kernels = false;
   std::map<std::string, KernelTiming, std::less<>> kernel_timings;
+  // Timestamp queries, where the adapter has them: a pair per timed dispatch since the last
+  // collection, resolved into `resolved` and read back when the set is full or rows are asked for.
+  struct Timestamps {
+    WGPUQuerySet queries = nullptr;
+    Buffer resolved;
+    std::vector<std::string> kernels;  // the kernel of each pair, in order
+  } timestamps;
 
   ~Impl();
   const Pipeline& pipeline(std::string_view name);
@@ -85,9 +92,16 @@ struct Context::Impl {
   // before every command of the next submit.
   void queue_write(WGPUBuffer buffer, size_t buffer_size, size_t offset,
                    std::span<const std::byte> bytes);
+  void readback_many_async(const std::vector<BufferRange>& regions,
+                           std::function<void(Result<std::vector<std::vector<std::byte>>>)> done);
+  std::vector<std::vector<std::byte>> readback_many(const std::vector<BufferRange>& regions);
   // Submits what is recorded and waits until the GPU has finished it (native only).
   void submit_and_wait();
+  // Kernel timing: a dispatch in a timed pass of its own (timestamps), or submitted and waited for
+  // alone (host timing); and the timestamps recorded since the last collection, added to the rows.
+  void record_timed(const PreparedState& prepared);
   void time_dispatch(const std::string& kernel);
+  void collect_timestamps();
   void check_usable();
 };
 

@@ -88,4 +88,10 @@ void wait(const DeviceHandles& handles, Waitable waitable);
 // Runs callbacks of completed asynchronous work (native; the browser's event loop does this).
 void process_events(const DeviceHandles& handles);
 
+// Timestamp queries, for kernel timing (native only: the browser build throws). A query set of
+// `count` timestamps; a compute pass whose start and end write queries `first` and `first + 1`.
+WGPUQuerySet create_timestamp_queries(const DeviceHandles& handles, uint32_t count);
+WGPUComputePassEncoder begin_timed_pass(WGPUCommandEncoder encoder, WGPUQuerySet queries,
+                                        uint32_t first);
+
 }  // namespace wgpt::gpu::api

@@ -162,6 +162,17 @@ Limits summarize(const WGPULimits& raw, WGPUDevice device, const SubgroupMatrix&
   return limits;
 }
 
+// The subgroup feature and the adapter's subgroup sizes.
+void add_subgroups(WGPUAdapter adapter, WGPUDevice device, Limits& limits) {
+  limits.subgroups = wgpuDeviceHasFeature(device, dawn::kSubgroups);
+  if (!limits.subgroups) return;
+  WGPUAdapterInfo info = WGPU_ADAPTER_INFO_INIT;
+  wgpuAdapterGetInfo(adapter, &info);
+  limits.subgroup_min_size = info.subgroupMinSize;
+  limits.subgroup_max_size = info.subgroupMaxSize;
+  wgpuAdapterInfoFreeMembers(info);
+}
+
 WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter, bool subgroup_matrix,
                           ErrorSink* sink, std::string* why) {
   WGPULimits limits = WGPU_LIMITS_INIT;
@@ -182,6 +193,14 @@ WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter, bool subgr
     features.push_back(dawn::kSubgroupMatrix);
     toggles.enabledToggleCount = 1;
     toggles.enabledToggles = &vulkan_memory_model;
+  }
+  // Dawn rounds timestamps to a coarse quantum unless told not to: profiles need the exact ones.
+  const char* exact_timestamps = "timestamp_quantization";
+  if (wgpuAdapterHasFeature(adapter, dawn::kTimestampQuery)) {
+    toggles.disabledToggleCount = 1;
+    toggles.disabledToggles = &exact_timestamps;
+  }
+  if (toggles.enabledToggleCount + toggles.disabledToggleCount > 0) {
     descriptor.nextInChain = &toggles.chain;
   }
   descriptor.requiredLimits = &limits;  // the adapter's full limits, not WebGPU's defaults
@@ -262,6 +281,7 @@ void finish_device(DeviceHandles handles, const SubgroupMatrix& f16_matrix, Erro
   WGPULimits limits = WGPU_LIMITS_INIT;
   wgpuDeviceGetLimits(handles.device, &limits);
   handles.limits = summarize(limits, handles.device, f16_matrix);
+  add_subgroups(handles.adapter, handles.device, handles.limits);
   done(std::move(handles), {});
 }
 
@@ -403,6 +423,24 @@ void wait(const DeviceHandles& handles, Waitable waitable) {
 }
 
 void process_events(const DeviceHandles& handles) { wgpuInstanceProcessEvents(handles.instance); }
+
+WGPUQuerySet create_timestamp_queries(const DeviceHandles& handles, uint32_t count) {
+  WGPUQuerySetDescriptor descriptor = WGPU_QUERY_SET_DESCRIPTOR_INIT;
+  descriptor.type = WGPUQueryType_Timestamp;
+  descriptor.count = count;
+  return wgpuDeviceCreateQuerySet(handles.device, &descriptor);
+}
+
+WGPUComputePassEncoder begin_timed_pass(WGPUCommandEncoder encoder, WGPUQuerySet queries,
+                                        uint32_t first) {
+  WGPUPassTimestampWrites writes = WGPU_PASS_TIMESTAMP_WRITES_INIT;
+  writes.querySet = queries;
+  writes.beginningOfPassWriteIndex = first;
+  writes.endOfPassWriteIndex = first + 1;
+  WGPUComputePassDescriptor descriptor = WGPU_COMPUTE_PASS_DESCRIPTOR_INIT;
+  descriptor.timestampWrites = &writes;
+  return wgpuCommandEncoderBeginComputePass(encoder, &descriptor);
+}
 
 }  // namespace wgpt::gpu::api
 

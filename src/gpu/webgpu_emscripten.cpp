@@ -223,6 +223,14 @@ void wait(const DeviceHandles&, Waitable) {
 
 void process_events(const DeviceHandles&) {}  // the browser's event loop delivers callbacks
 
+// Kernel timing blocks (Context::time_kernels refuses in the browser), so these never run.
+WGPUQuerySet create_timestamp_queries(const DeviceHandles&, uint32_t) {
+  throw Error("timestamp queries are not used in the browser");
+}
+WGPUComputePassEncoder begin_timed_pass(WGPUCommandEncoder, WGPUQuerySet, uint32_t) {
+  throw Error("timestamp queries are not used in the browser");
+}
+
 }  // namespace wgpt::gpu::api
 
 // Called from wgpt_request_device's promise: device is 0 when creation failed, and `text` then

@@ -1,5 +1,5 @@
 #pragma once
-// Where a writer's bytes go: a growing buffer in memory, or a file that appears atomically.
+// Where a writer's bytes go: a growing buffer in memory, or an OutputFile (wgpt/io.h).
 // Writers stream through this interface so that saving a large checkpoint to disk never needs a
 // second copy of it in memory.
 
@@ -8,6 +8,8 @@
 #include <span>
 #include <string>
 #include <vector>
+
+#include "wgpt/io.h"
 
 namespace wgpt::io {
 
@@ -28,25 +30,14 @@ class VectorSink final : public ByteSink {
   std::vector<uint8_t> bytes_;
 };
 
-// Writes to a temporary file beside `target`; commit() flushes it to disk and renames it over
-// `target`, so readers see either the old file or the complete new one. Destroying an uncommitted
-// AtomicFile (an exception while writing) removes the temporary file and leaves `target` as it was.
-class AtomicFile final : public ByteSink {
+// An OutputFile as a sink, for the format writers.
+class OutputSink final : public ByteSink {
  public:
-  explicit AtomicFile(std::filesystem::path target);
-  ~AtomicFile() override;
-  AtomicFile(const AtomicFile&) = delete;
-  AtomicFile& operator=(const AtomicFile&) = delete;
-
-  void write(std::span<const uint8_t> bytes) override;
-  void commit();
+  explicit OutputSink(OutputFile& file) : file_(file) {}
+  void write(std::span<const uint8_t> bytes) override { file_.write(bytes); }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const;
-
-  std::filesystem::path target_;
-  std::filesystem::path temporary_;
-  int fd_ = -1;
+  OutputFile& file_;
 };
 
 }  // namespace wgpt::io

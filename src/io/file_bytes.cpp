@@ -1,43 +1,43 @@
 #include "io/file_bytes.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <string>
 
+#include "io/regular_file.h"
 #include "wgpt/error.h"
 
-#ifdef __EMSCRIPTEN__
-#include <fstream>
-#else
-#include <fcntl.h>
+#ifndef __EMSCRIPTEN__
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #endif
 
 namespace wgpt::io {
 namespace {
 
-[[noreturn]] void fail(const std::filesystem::path& path, const std::string& what) {
-  throw Error("cannot read " + path.string() + ": " + what);
-}
+// A tensor file is mapped (or read) whole: its size must fit the address space.
+constexpr uint64_t kMaxBytes = std::numeric_limits<size_t>::max();
 
 }  // namespace
 
 #ifdef __EMSCRIPTEN__
 
 std::shared_ptr<const FileBytes> FileBytes::open(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) fail(path, "cannot open the file");
-  const std::streamoff size = in.tellg();
-  if (size < 0) fail(path, "cannot measure the file");
-  std::shared_ptr<FileBytes> file(new FileBytes());
-  file->size_ = static_cast<size_t>(size);
-  file->buffer_ = std::make_unique<uint8_t[]>(file->size_);
-  in.seekg(0);
-  if (!in.read(reinterpret_cast<char*>(file->buffer_.get()), size)) fail(path, "short read");
-  file->data_ = file->buffer_.get();
-  return file;
+  const RegularFile file = open_regular_file(path, kMaxBytes, "a tensor file");
+  std::shared_ptr<FileBytes> bytes(new FileBytes());
+  try {
+    bytes->size_ = static_cast<size_t>(file.size);
+    bytes->buffer_ = std::make_unique<uint8_t[]>(bytes->size_);
+    read_exactly(file, path, bytes->buffer_.get());
+  } catch (...) {
+    ::close(file.fd);
+    throw;
+  }
+  ::close(file.fd);
+  bytes->data_ = bytes->buffer_.get();
+  return bytes;
 }
 
 FileBytes::~FileBytes() = default;
@@ -45,33 +45,22 @@ FileBytes::~FileBytes() = default;
 #else
 
 std::shared_ptr<const FileBytes> FileBytes::open(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(path, std::strerror(errno));
-  struct stat info {};
-  if (::fstat(fd, &info) != 0) {
-    const int error = errno;
-    ::close(fd);
-    fail(path, std::strerror(error));
-  }
-  if (!S_ISREG(info.st_mode)) {
-    ::close(fd);
-    fail(path, "not a regular file");
-  }
-  std::shared_ptr<FileBytes> file(new FileBytes());
-  file->size_ = static_cast<size_t>(info.st_size);
+  const RegularFile file = open_regular_file(path, kMaxBytes, "a tensor file");
+  std::shared_ptr<FileBytes> bytes(new FileBytes());
+  bytes->size_ = static_cast<size_t>(file.size);
   // mmap rejects a zero length; an empty file is simply an empty span.
-  if (file->size_ > 0) {
-    void* mapped = ::mmap(nullptr, file->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (bytes->size_ > 0) {
+    void* mapped = ::mmap(nullptr, bytes->size_, PROT_READ, MAP_PRIVATE, file.fd, 0);
     if (mapped == MAP_FAILED) {
       const int error = errno;
-      ::close(fd);
-      fail(path, std::string("mmap failed: ") + std::strerror(error));
+      ::close(file.fd);
+      throw Error("cannot read " + path.string() + ": mmap failed: " + std::strerror(error));
     }
-    file->data_ = static_cast<const uint8_t*>(mapped);
+    bytes->data_ = static_cast<const uint8_t*>(mapped);
   }
   // The mapping stays valid after the descriptor is closed.
-  ::close(fd);
-  return file;
+  ::close(file.fd);
+  return bytes;
 }
 
 FileBytes::~FileBytes() {

@@ -13,7 +13,8 @@ namespace wgpt::io {
 
 class FileBytes {
  public:
-  // Throws wgpt::Error naming the path when it cannot be opened or read.
+  // Throws wgpt::Error naming the path when it cannot be opened or read, or is not a regular file
+  // (io/regular_file.h).
   static std::shared_ptr<const FileBytes> open(const std::filesystem::path& path);
   ~FileBytes();
   FileBytes(const FileBytes&) = delete;

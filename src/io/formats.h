@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "io/byte_sink.h"
+#include "wgpt/gguf.h"
 #include "wgpt/io.h"
 
 namespace wgpt::io {
@@ -18,6 +19,11 @@ TensorFile parse_safetensors(std::span<const uint8_t> bytes, std::string_view so
 TensorIndex index_safetensors(std::span<const uint8_t> bytes, std::string_view source);
 void write_safetensors(ByteSink& sink, std::span<const TensorData> tensors,
                        const Metadata& metadata);
+
+// Parses a GGUF image; its tensors view `bytes`, which `owner` keeps alive.
+GgufFile parse_gguf(std::span<const uint8_t> bytes, std::string_view source,
+                    std::shared_ptr<const void> owner);
+void write_gguf(ByteSink& sink, const GgufMetadata& metadata, std::span<const TensorData> tensors);
 
 // Parses an fzm image (always dequantized into new memory).
 TensorFile parse_fzm(std::span<const uint8_t> bytes, std::string_view source);

@@ -12,26 +12,14 @@
 namespace wgpt::io {
 namespace {
 
-struct Group {
-  float scale;
-  float min;
-};
+static_assert(sizeof(Q4Group) == fzm::kGroupRecordBytes, "a group record is (scale, min)");
 
-std::vector<float> dequantize(std::span<const uint8_t> groups, std::span<const uint8_t> codes,
-                              uint64_t numel, uint64_t group_size) {
+// The values the groups and codes stand for.
+std::vector<float> dequantize(const Q4Data& q4, uint64_t numel) {
   std::vector<float> values(static_cast<size_t>(numel));
-  for (size_t begin = 0, g = 0; begin < values.size(); begin += group_size, ++g) {
-    Group group;
-    std::memcpy(&group, groups.data() + g * fzm::kGroupRecordBytes, sizeof group);
-    const size_t end = std::min<uint64_t>(begin + group_size, values.size());
-    for (size_t i = begin; i < end; ++i) {
-      const uint8_t byte = codes[i / 2];
-      const auto code = static_cast<float>(i % 2 == 0 ? byte & 0x0f : byte >> 4);
-      // Two statements, so no compiler fuses them into an FMA: the format defines a rounded
-      // multiply followed by a rounded add.
-      const float scaled = code * group.scale;
-      values[i] = scaled + group.min;
-    }
+  for (size_t i = 0; i < values.size(); ++i) {
+    const uint8_t byte = q4.codes[i / 2];
+    values[i] = dequantize_q4(i % 2 == 0 ? byte & 0x0f : byte >> 4, q4.groups[i / q4.group_size]);
   }
   return values;
 }
@@ -100,9 +88,14 @@ void walk_records(std::span<const uint8_t> bytes, std::string_view source, Visit
 TensorFile parse_fzm(std::span<const uint8_t> bytes, std::string_view source) {
   TensorFile file;
   walk_records(bytes, source, [&](Record record) {
-    file.tensors.push_back(TensorData::from_floats(
-        std::move(record.name), std::move(record.shape),
-        dequantize(record.groups, record.codes, record.numel, record.group_size), DType::q4));
+    Q4Data q4{record.group_size,
+              std::vector<Q4Group>(record.groups.size() / sizeof(Q4Group)),
+              {record.codes.begin(), record.codes.end()}};
+    std::memcpy(q4.groups.data(), record.groups.data(), record.groups.size());
+    std::vector<float> values = dequantize(q4, record.numel);
+    file.tensors.push_back(TensorData::from_floats(std::move(record.name), std::move(record.shape),
+                                                   std::move(values), DType::q4)
+                               .with_q4(std::move(q4)));
   });
   return file;
 }

@@ -59,24 +59,19 @@ void check_writable(const TensorData& tensor, std::set<std::string_view>& names)
 // One group: (scale, min) and its codes, nibble i of the tensor at codes[i / 2].
 void quantize_group(const TensorData& tensor, std::span<const float> group, size_t first,
                     Record& record, std::vector<uint8_t>& codes) {
-  const auto [lo, hi] = std::minmax_element(group.begin(), group.end());
-  const float min = *lo;
-  // A flat group, or one whose spread underflows to zero (subnormal values), takes scale 1: every
-  // code is then 0, and dividing by a zero scale would give NaN codes.
-  const float spread = (*hi - *lo) / static_cast<float>(fzm::kMaxCode);
-  const float scale = spread > 0.0f ? spread : 1.0f;
-  if (!std::isfinite(scale)) {
-    throw Error("tensor '" + tensor.name() + "' spans too wide a range for q4 near index " +
-                std::to_string(first));
+  std::vector<uint8_t> group_codes(group.size());
+  Q4Group quantized;
+  try {
+    quantized = quantize_q4_group(group, group_codes);
+  } catch (const Error& error) {
+    throw Error("tensor '" + tensor.name() + "' near index " + std::to_string(first) + ": " +
+                error.what());
   }
-  record.put(scale);
-  record.put(min);
+  record.put(quantized.scale);
+  record.put(quantized.min);
   for (size_t j = 0; j < group.size(); ++j) {
-    // std::round rounds halves away from zero, as the format's writer does.
-    const float code =
-        std::clamp(std::round((group[j] - min) / scale), 0.0f, static_cast<float>(fzm::kMaxCode));
     const size_t i = first + j;
-    codes[i / 2] |= static_cast<uint8_t>(static_cast<uint8_t>(code) << (i % 2 == 0 ? 0 : 4));
+    codes[i / 2] |= static_cast<uint8_t>(group_codes[j] << (i % 2 == 0 ? 0 : 4));
   }
 }
 
@@ -120,8 +115,9 @@ void write_fzm(ByteSink& sink, std::span<const TensorData> tensors) {
 }
 
 void save_fzm(const std::filesystem::path& path, std::span<const TensorData> tensors) {
-  AtomicFile file(path);
-  write_fzm(file, tensors);
+  OutputFile file(path);
+  OutputSink sink(file);
+  write_fzm(sink, tensors);
   file.commit();
 }
 

@@ -1,7 +1,7 @@
-#include "io/half.h"
-
 #include <cmath>
 #include <cstring>
+
+#include "wgpt/io.h"
 
 namespace wgpt::io {
 namespace {

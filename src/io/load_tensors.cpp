@@ -5,14 +5,43 @@
 #include "io/file_bytes.h"
 #include "io/formats.h"
 #include "io/fzm_layout.h"
+#include "io/gguf_layout.h"
 
 namespace wgpt::io {
 
 Format detect_format(std::span<const uint8_t> bytes) {
-  const bool fzm = bytes.size() >= sizeof fzm::kMagic &&
-                   std::memcmp(bytes.data(), fzm::kMagic, sizeof fzm::kMagic) == 0;
-  return fzm ? Format::fzm : Format::safetensors;
+  const auto starts_with = [&](const char(&magic)[4]) {
+    return bytes.size() >= sizeof magic && std::memcmp(bytes.data(), magic, sizeof magic) == 0;
+  };
+  if (starts_with(fzm::kMagic)) return Format::fzm;
+  if (starts_with(gguf::kMagic)) return Format::gguf;
+  return Format::safetensors;
 }
+
+namespace {
+
+// Every tensor of a GGUF image, under the file's names.
+TensorFile gguf_tensors(const GgufFile& file) {
+  TensorFile tensors;
+  for (const GgufTensorInfo& tensor : file.tensors())
+    tensors.tensors.push_back(file.decode(tensor));
+  return tensors;
+}
+
+TensorFile parse_any(std::span<const uint8_t> bytes, std::string_view source,
+                     const std::shared_ptr<const void>& owner) {
+  switch (detect_format(bytes)) {
+    case Format::fzm:
+      return parse_fzm(bytes, source);
+    case Format::gguf:
+      return gguf_tensors(owner ? parse_gguf(bytes, source, owner) : load_gguf(bytes, source));
+    case Format::safetensors:
+      break;
+  }
+  return parse_safetensors(bytes, source, owner);
+}
+
+}  // namespace
 
 TensorFile load_safetensors(const std::filesystem::path& path) {
   const auto file = FileBytes::open(path);
@@ -33,13 +62,11 @@ TensorFile load_fzm(std::span<const uint8_t> bytes, std::string_view source) {
 
 TensorFile load_tensors(const std::filesystem::path& path) {
   const auto file = FileBytes::open(path);
-  if (detect_format(file->bytes()) == Format::fzm) return parse_fzm(file->bytes(), path.string());
-  return parse_safetensors(file->bytes(), path.string(), file);
+  return parse_any(file->bytes(), path.string(), file);
 }
 
 TensorFile load_tensors(std::span<const uint8_t> bytes, std::string_view source) {
-  if (detect_format(bytes) == Format::fzm) return parse_fzm(bytes, source);
-  return parse_safetensors(bytes, source, nullptr);
+  return parse_any(bytes, source, nullptr);
 }
 
 TensorIndex read_index(const std::filesystem::path& path) {

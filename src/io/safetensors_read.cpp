@@ -2,14 +2,13 @@
 // to {dtype, shape, data_offsets} (plus optional `__metadata__`), then the data section.
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 #include "io/byte_reader.h"
 #include "io/element_count.h"
+#include "io/element_decode.h"
 #include "io/formats.h"
-#include "io/half.h"
 
 namespace wgpt::io {
 namespace {
@@ -133,48 +132,13 @@ void check_tiling(const ByteReader& reader, std::vector<Entry>& entries, uint64_
   }
 }
 
-template <class Stored, class Convert>
-auto convert_elements(std::span<const uint8_t> bytes, Convert convert) {
-  using Value = decltype(convert(Stored{}));
-  std::vector<Value> values(bytes.size() / sizeof(Stored));
-  for (size_t i = 0; i < values.size(); ++i) {
-    Stored stored;
-    std::memcpy(&stored, bytes.data() + i * sizeof(Stored), sizeof(Stored));
-    values[i] = convert(stored);
-  }
-  return values;
-}
-
 TensorData decode(const Entry& entry, std::span<const uint8_t> bytes,
                   const std::shared_ptr<const void>& owner) {
-  const auto widen = [](auto x) { return static_cast<int64_t>(x); };
-  switch (entry.dtype) {
-    case DType::f32:
-      if (owner && reinterpret_cast<uintptr_t>(bytes.data()) % alignof(float) == 0) {
-        const std::span<const float> view(reinterpret_cast<const float*>(bytes.data()),
-                                          static_cast<size_t>(entry.numel));
-        return TensorData::view_floats(entry.name, entry.shape, view, owner);
-      }
-      return TensorData::from_floats(entry.name, entry.shape,
-                                     convert_elements<float>(bytes, [](float x) { return x; }));
-    case DType::f16:
-      return TensorData::from_floats(entry.name, entry.shape,
-                                     convert_elements<uint16_t>(bytes, f16_to_f32), DType::f16);
-    case DType::bf16:
-      return TensorData::from_floats(entry.name, entry.shape,
-                                     convert_elements<uint16_t>(bytes, bf16_to_f32), DType::bf16);
-    case DType::i64:
-      return TensorData::from_ints(entry.name, entry.shape,
-                                   convert_elements<int64_t>(bytes, widen));
-    case DType::i32:
-      return TensorData::from_ints(entry.name, entry.shape, convert_elements<int32_t>(bytes, widen),
-                                   DType::i32);
-    case DType::u32:
-      return TensorData::from_ints(entry.name, entry.shape,
-                                   convert_elements<uint32_t>(bytes, widen), DType::u32);
-    case DType::q4:
-      break;
+  if (auto tensor =
+          decode_elements(entry.name, entry.shape, entry.dtype, bytes, entry.numel, owner)) {
+    return std::move(*tensor);
   }
+  // parse_dtype admits only the plain dtypes.
   throw Error("tensor '" + entry.name + "': no safetensors decoder for its dtype");
 }
 

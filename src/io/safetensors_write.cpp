@@ -7,16 +7,17 @@
 
 #include "io/byte_sink.h"
 #include "io/formats.h"
-#include "io/half.h"
+#include "wgpt/io.h"
 
 namespace wgpt::io {
 namespace {
 
 using OrderedJson = nlohmann::ordered_json;
 
-// Q4 has no safetensors dtype: its dequantized values are written as F32.
+// safetensors has no quantized dtypes: their dequantized values are written as F32.
 DType stored_dtype(const TensorData& tensor) {
-  return tensor.dtype() == DType::q4 ? DType::f32 : tensor.dtype();
+  const DType dtype = tensor.dtype();
+  return dtype == DType::q4 || dtype == DType::q8_0 || dtype == DType::q4_0 ? DType::f32 : dtype;
 }
 
 size_t stored_bytes(const TensorData& tensor) {
@@ -71,7 +72,9 @@ void write_tensor(ByteSink& sink, const TensorData& tensor) {
       return write_narrowed_ints<int32_t>(sink, tensor);
     case DType::u32:
       return write_narrowed_ints<uint32_t>(sink, tensor);
-    case DType::q4:
+    case DType::q4:  // stored as F32
+    case DType::q8_0:
+    case DType::q4_0:
       break;
   }
 }
@@ -120,9 +123,15 @@ void write_safetensors(ByteSink& sink, std::span<const TensorData> tensors,
 
 void save_safetensors(const std::filesystem::path& path, std::span<const TensorData> tensors,
                       const Metadata& metadata) {
-  AtomicFile file(path);
+  OutputFile file(path);
   write_safetensors(file, tensors, metadata);
   file.commit();
+}
+
+void write_safetensors(OutputFile& file, std::span<const TensorData> tensors,
+                       const Metadata& metadata) {
+  OutputSink sink(file);
+  write_safetensors(sink, tensors, metadata);
 }
 
 std::vector<uint8_t> safetensors_bytes(std::span<const TensorData> tensors,

@@ -32,6 +32,10 @@ std::string_view dtype_name(DType dtype) {
       return "U32";
     case DType::q4:
       return "Q4";
+    case DType::q8_0:
+      return "Q8_0";
+    case DType::q4_0:
+      return "Q4_0";
   }
   return "?";
 }
@@ -55,6 +59,12 @@ TensorData TensorData::from_floats(std::string name, Shape shape, std::vector<fl
   auto storage = std::make_shared<const std::vector<float>>(std::move(values));
   tensor.floats_ = *storage;
   tensor.float_owner_ = std::move(storage);
+  return tensor;
+}
+
+TensorData TensorData::with_q4(Q4Data q4) const {
+  TensorData tensor = *this;
+  tensor.q4_ = std::make_shared<const Q4Data>(std::move(q4));
   return tensor;
 }
 
@@ -124,6 +134,16 @@ const TensorInfo* TensorIndex::find(std::string_view name) const {
     if (tensor.name == name) return &tensor;
   }
   return nullptr;
+}
+
+TensorData TensorData::stored_as(DType dtype) const {
+  if (io::is_integer(dtype) != is_integer()) {
+    throw Error("tensor '" + name_ + "': " + (is_integer() ? "integer" : "float") +
+                " values cannot be stored as " + std::string(dtype_name(dtype)));
+  }
+  TensorData copy = *this;
+  copy.dtype_ = dtype;
+  return copy;
 }
 
 }  // namespace wgpt::io

@@ -1,31 +1,40 @@
 // Decode step, attention part 2 of 2, fused with the output projection: every workgroup merges
 // the chunks' softmax statistics of every head (rescaling each chunk by exp(its max − the
 // overall max)) into the merged head outputs z [n_head·head_dim], staged in workgroup memory as
-// the GEMV's input, then adds z · W + b into the residual stream x in place. Merging per
+// the product's input, then adds z · W + b into the residual stream x in place. Merging per
 // workgroup costs a few KB of cached reads and saves a dispatch per layer.
 // Workgroups g, g + groups, ... also turn head g's raw scores into the probabilities the probe
 // reads; every layer's go to one buffer packed as [n_layer, n_head, kv_len] for this step's
 // kv_len, so a probed step reads them as one region.
+// Thread layout: lib/decode_gemv.wgsl (n8 = width / 8 column groups); the first n_head threads
+// merge a head's statistics each. width is a multiple of 8 up to 2048, n_head at most 64.
+//! variants DTYPE f32 f16 bf16 q4
+//! variants REDUCE barrier subgroup
 struct Params {
   k: u32,   // width
-  n4: u32,  // width / 4
+  n8: u32,  // width / 8
   tx: u32,
   head_dim: u32,
   n_ctx: u32,
   chunks: u32,  // ceil(n_ctx / 64)
   layer: u32,
-  n_head: u32,  // at most 64
+  n_head: u32,
 }
+
+const REDUCE_THREADS: u32 = 256u;
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> step: array<u32>;
 @group(0) @binding(2) var<storage, read> partials: array<f32>;
 @group(0) @binding(3) var<storage, read> scores: array<f32>;
-@group(0) @binding(4) var<storage, read> weight: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> weight: array<weight_word>;
 @group(0) @binding(5) var<storage, read> bias: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> patterns: array<f32>;
 @group(0) @binding(7) var<storage, read_write> x: array<vec4<f32>>;
 
+//! include "reduce_{REDUCE}.wgsl"
+//! include "load8_{DTYPE}.wgsl" for weight
+//! include "decode_stage.wgsl"
 //! include "decode_gemv.wgsl"
 
 var<workgroup> head_largest: array<f32, 64>;
@@ -35,49 +44,58 @@ fn chunks_used() -> u32 {
   return (step[0] + 64u) / 64u;  // ceil(kv_len / 64), kv_len = position + 1
 }
 
-// z[row]: head row / head_dim's output, lane row % head_dim.
-fn input_at(row: u32) -> f32 {
+// Each head's overall maximum and softmax normaliser, then z (merged chunk outputs) staged.
+fn stage_input(base: u32, rows: u32) {
   let d = params.head_dim;
-  let head = row / d;
-  let base = head * params.chunks * (d + 2u);
-  var sum = 0.0;
-  for (var c = 0u; c < chunks_used(); c++) {
-    let at = base + c * (d + 2u);
-    sum += partials[at + 2u + row % d] * exp(partials[at] - head_largest[head]);
-  }
-  return sum / head_total[head];
-}
-
-@compute @workgroup_size(256)
-fn main(@builtin(local_invocation_index) local: u32,
-        @builtin(workgroup_id) group: vec3<u32>,
-        @builtin(num_workgroups) groups: vec3<u32>) {
-  let d = params.head_dim;
-  if (local < params.n_head) {
-    let base = local * params.chunks * (d + 2u);
+  if (worker < params.n_head) {
+    let first = worker * params.chunks * (d + 2u);
     var largest = bitcast<f32>(0xff7fffffu);
     for (var c = 0u; c < chunks_used(); c++) {
-      largest = max(largest, partials[base + c * (d + 2u)]);
+      largest = max(largest, partials[first + c * (d + 2u)]);
     }
     var total = 0.0;
     for (var c = 0u; c < chunks_used(); c++) {
-      let at = base + c * (d + 2u);
+      let at = first + c * (d + 2u);
       total += partials[at + 1u] * exp(partials[at] - largest);
     }
-    head_largest[local] = largest;
-    head_total[local] = total;
+    head_largest[worker] = largest;
+    head_total[worker] = total;
   }
-  // gemv_columns's first barrier publishes the statistics before input_at reads them.
-  let column4 = group.x * params.tx + local % params.tx;
-  let sums = gemv_columns(local, column4, params.k, params.n4, params.tx);
-  if (local < params.tx && column4 < params.n4) {
-    x[column4] = x[column4] + sums + bias[column4];
+  workgroupBarrier();
+  for (var row = worker; row < rows; row += 256u) {
+    let head = row / d;
+    let first = head * params.chunks * (d + 2u);
+    var sum = 0.0;
+    for (var c = 0u; c < chunks_used(); c++) {
+      let at = first + c * (d + 2u);
+      sum += partials[at + 2u + row % d] * exp(partials[at] - head_largest[head]);
+    }
+    staged[row] = sum / head_total[head];
+  }
+}
+
+@compute @workgroup_size(256)
+fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>,
+        @builtin(num_workgroups) groups: vec3<u32>) {
+  reduce_begin(invocation);
+  let role = gemv_role(group.x, params.tx);
+  gemv_prefetch(role, params.k, params.n8);
+  // The epilogue's inputs are loaded now too, so that their latency overlaps the product's.
+  let at = min(role.column8, params.n8 - 1u) * 2u;
+  let bias_lo = bias[at];
+  let bias_hi = bias[at + 1u];
+  let x_lo = x[at];
+  let x_hi = x[at + 1u];
+  let sums = gemv_columns(role, params.k, params.n8, params.tx);
+  if (worker < params.tx && role.column8 < params.n8) {
+    x[at] = x_lo + sums[0] + bias_lo;
+    x[at + 1u] = x_hi + sums[1] + bias_hi;
   }
   let kv_len = step[0] + 1u;
   for (var head = group.x; head < params.n_head; head += groups.x) {
     let row = head * params.n_ctx;
     let out = (params.layer * params.n_head + head) * kv_len;
-    for (var j = local; j < kv_len; j += 256u) {
+    for (var j = worker; j < kv_len; j += 256u) {
       patterns[out + j] = exp(scores[row + j] - head_largest[head]) / head_total[head];
     }
   }

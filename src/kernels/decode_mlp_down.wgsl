@@ -1,30 +1,47 @@
 // Decode step: the MLP's second layer with its bias, added into the residual stream in place:
 // x += h · W + b. Each column of x is read and written by one thread only, so updating in place is
-// safe.
+// safe. Thread layout: lib/decode_gemv.wgsl (k = 4·width rows, staged in parts of STAGE).
+//! variants DTYPE f32 f16 bf16 q4
+//! variants REDUCE barrier subgroup
 struct Params {
   k: u32,
-  n4: u32,
+  n8: u32,
   tx: u32,
 }
 
+const REDUCE_THREADS: u32 = 256u;
+
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> h: array<f32>;
-@group(0) @binding(2) var<storage, read> weight: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> weight: array<weight_word>;
 @group(0) @binding(3) var<storage, read> bias: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> x: array<vec4<f32>>;
 
+//! include "reduce_{REDUCE}.wgsl"
+//! include "load8_{DTYPE}.wgsl" for weight
+//! include "decode_stage.wgsl"
 //! include "decode_gemv.wgsl"
 
-fn input_at(row: u32) -> f32 {
-  return h[row];
+fn stage_input(base: u32, rows: u32) {
+  for (var i = worker; i < rows; i += 256u) {
+    staged[i] = h[base + i];
+  }
 }
 
 @compute @workgroup_size(256)
-fn main(@builtin(local_invocation_index) local: u32,
-        @builtin(workgroup_id) group: vec3<u32>) {
-  let column4 = group.x * params.tx + local % params.tx;
-  let sums = gemv_columns(local, column4, params.k, params.n4, params.tx);
-  if (local < params.tx && column4 < params.n4) {
-    x[column4] = x[column4] + sums + bias[column4];
+fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>) {
+  reduce_begin(invocation);
+  let role = gemv_role(group.x, params.tx);
+  gemv_prefetch(role, params.k, params.n8);
+  // The epilogue's inputs are loaded now too, so that their latency overlaps the product's.
+  let at = min(role.column8, params.n8 - 1u) * 2u;
+  let bias_lo = bias[at];
+  let bias_hi = bias[at + 1u];
+  let x_lo = x[at];
+  let x_hi = x[at + 1u];
+  let sums = gemv_columns(role, params.k, params.n8, params.tx);
+  if (worker < params.tx && role.column8 < params.n8) {
+    x[at] = x_lo + sums[0] + bias_lo;
+    x[at + 1u] = x_hi + sums[1] + bias_hi;
   }
 }

@@ -5,9 +5,12 @@
 // 64x.., split y / row_blocks, rows 4·(y % row_blocks).., batch z. With one split the epilogue
 // (lib/gemm_epilogue.wgsl: scale, bias, GELU, residual) and the column offset are applied here;
 // otherwise raw partial sums go to c = partials [nsplit][batch][m][n] and gemm_reduce finishes.
+// B is stored as f32, f16, bf16 or q4 (the DTYPE variants).
+//! variants DTYPE f32 f16 bf16 q4
 //! include "gemm_params.wgsl"
 @group(0) @binding(1) var<storage, read> a: array<f32>;
-@group(0) @binding(2) var<storage, read> b: array<f32>;
+@group(0) @binding(2) var<storage, read> b: array<b_word>;
+//! include "load1_{DTYPE}.wgsl" for b
 @group(0) @binding(3) var<storage, read> bias: array<f32>;  // A again when there is no bias
 @group(0) @binding(4) var<storage, read> residual: array<f32>;  // A again when unused
 @group(0) @binding(5) var<storage, read_write> c: array<f32>;
@@ -27,9 +30,9 @@ fn load_a(batch: u32, row: u32, kk: u32) -> f32 {
 fn load_b(batch: u32, kk: u32, col: u32) -> f32 {
   let base = batch * p.b_batch_stride;
   if (p.trans_b != 0u) {
-    return b[base + col * p.k + kk];
+    return b_at(base + col * p.k + kk);
   }
-  return b[base + kk * p.n + col];
+  return b_at(base + kk * p.n + col);
 }
 
 @compute @workgroup_size(64)

@@ -1,8 +1,11 @@
 // C = scale · op(A) · op(B) + bias, batched, then the epilogue (lib/gemm_epilogue.wgsl): the
-// tiled GEMM for m past the gemv range. Each workgroup (16×16 threads) computes a 64×64 block of C
-// over one k split (lib/gemm_output.wgsl); each thread a 4×4 sub-block held in four vec4
-// accumulators. k advances in tiles of 16 staged in workgroup memory, loaded so that consecutive
-// threads walk whichever axis is contiguous in memory (coalesced in every layout).
+// tiled GEMM for m past the gemv range. B may be stored as f32, f16, bf16 or q4 (the variants:
+// matmul, matmul.f16, ...).
+//! variants DTYPE f32 f16 bf16 q4
+// Each workgroup (16×16 threads) computes a 64×64 block of C over one k split
+// (lib/gemm_output.wgsl); each thread a 4×4 sub-block held in four vec4 accumulators. k advances
+// in tiles of 16 staged in workgroup memory, loaded so that consecutive threads walk whichever
+// axis is contiguous in memory (coalesced in every layout).
 // Grid (ceil(n/64), ceil(m/64), batch · nsplit). k_per_split is a multiple of 16.
 //! include "gemm_params.wgsl"
 //! include "gemm_scalar_operands.wgsl"

@@ -1,6 +1,8 @@
 // The 128×128-block GEMM (lib/matmul_wide_block.wgsl) reading its operands one float at a time:
-// any layout, size and batch stride. ops/gemm.cpp takes matmul_wide_vec4.wgsl instead when every
-// row of both operands is a whole number of vec4s.
+// any layout, size and batch stride; B stored as f32, f16, bf16 or q4 (the DTYPE variants).
+// ops/gemm.cpp takes matmul_wide_vec4.wgsl instead when every row of both operands is a whole
+// number of vec4s.
+//! variants DTYPE f32 f16 bf16 q4
 // A thread stages four elements of each operand per tile; consecutive threads walk the operand's
 // contiguous axis (8 threads down k when that is k, else 128 across the rows or columns), so the
 // loads are coalesced in every layout.

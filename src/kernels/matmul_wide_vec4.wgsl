@@ -2,14 +2,17 @@
 // their contiguous axis: a quarter of the load instructions and bounds checks of
 // matmul_wide.wgsl. ops/gemm.cpp takes it only when that axis's length (k, or m for a transposed
 // A, n for an untransposed B) and both batch strides are multiples of 4, so that every vec4 lies
-// inside one row and is aligned.
+// inside one row and is aligned. B is stored as f32, f16, bf16 or q4 (the DTYPE variants; a packed
+// B also needs a multiple of 8 elements, its words holding 8).
+//! variants DTYPE f32 f16 bf16 q4
 // A thread stages one vec4 of each operand per tile: along k, 2 threads cover a row's 8 values of
 // the tile; across rows or columns, 32 threads cover one k row. Consecutive threads walk the
 // contiguous axis either way.
 //! include "matmul_wide_block.wgsl"
 
 @group(0) @binding(1) var<storage, read> a: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read> b: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> b: array<b_word>;
+//! include "load8_{DTYPE}.wgsl" for b
 
 fn fetch(batch: u32, row0: u32, col0: u32, k0: u32, k_end: u32, index: u32) -> Fetched {
   var f: Fetched;
@@ -30,13 +33,13 @@ fn fetch(batch: u32, row0: u32, col0: u32, k0: u32, k_end: u32, index: u32) -> F
     let col = col0 + index / 2u;
     let kk = k0 + (index % 2u) * 4u;
     if (col < p.n && kk < k_end) {
-      f.b = b[(batch * p.b_batch_stride + col * p.k + kk) / 4u];
+      f.b = b_at4((batch * p.b_batch_stride + col * p.k + kk) / 4u);
     }
   } else {
     let kk = k0 + index / 32u;
     let col = col0 + (index % 32u) * 4u;
     if (kk < k_end && col < p.n) {
-      f.b = b[(batch * p.b_batch_stride + kk * p.n + col) / 4u];
+      f.b = b_at4((batch * p.b_batch_stride + kk * p.n + col) / 4u);
     }
   }
   return f;

@@ -1,34 +1,18 @@
 #include "wgpt/decoder.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <optional>
 
+#include "wgpt/decode_ops.h"
+
 namespace wgpt::model {
 namespace {
 
-uint32_t bits(float value) {
-  uint32_t word;
-  std::memcpy(&word, &value, sizeof word);
-  return word;
-}
-
 uint32_t u32(size_t value) { return static_cast<uint32_t>(value); }
 
-// Threads across the columns of a decode matrix-vector product (each a vec4 of columns). For a GPU,
-// the widest that still gives ~96 workgroups, so narrow matrices spread over enough of the GPU; at
-// least 2, so each row segment read is 32 bytes (a full memory sector). For a software adapter the
-// widest, 64: the fewest workgroups (see Decoder::Layout).
-uint32_t column_threads(size_t columns4, bool software) {
-  if (software) return 64;
-  uint32_t tx = 64;
-  while (tx > 2 && (columns4 + tx - 1) / tx < 96) tx /= 2;
-  return tx;
-}
-
-gpu::Workgroups groups_for(size_t columns4, uint32_t tx) { return {u32((columns4 + tx - 1) / tx)}; }
+bool is_power_of_two(size_t value) { return value != 0 && (value & (value - 1)) == 0; }
 
 }  // namespace
 
@@ -36,14 +20,15 @@ struct Decoder::Plan {
   std::shared_ptr<gpu::Context> context;
   Tensor step;  // u32 [position, token]
   Tensor x, q, h, logits;
-  Tensor attention_partials;     // per (head, chunk of 64 keys): max, sum, head_dim outputs
+  Tensor partials;               // per (head, chunk of 64 keys): max, sum, head_dim outputs
   Tensor scores;                 // one layer's raw attention scores [n_head, n_ctx]
   Tensor patterns;               // every layer's probabilities, packed [n_layer, n_head, kv_len]
-  Tensor candidates;             // the LM head's per-workgroup greedy candidates
+  Tensor candidates;             // the LM head's greedy candidates, one per 32 tokens
   std::vector<Tensor> ln1, ln2;  // per layer, packed [gamma; beta]
   Tensor ln_final;
-  std::vector<gpu::PreparedDispatch> layers;  // embedding and every block
-  gpu::PreparedDispatch lm_head, argmax;
+  ops::decode::Bound embed;
+  std::vector<ops::decode::Bound> blocks;  // per block: qkv, attention chunks and output, MLP
+  ops::decode::Bound lm_head, argmax;
   std::unique_ptr<TokenSampler> sampler;  // none: greedy, the argmax of the LM head's candidates
 };
 
@@ -51,17 +36,18 @@ bool Decoder::supported(const Model& model) {
   if (!model.on_gpu()) return false;
   const Config& c = model.config();
   const gpu::Limits& limits = model.context()->limits();
-  return model.weights().token_embedding.size() == 1 && c.n_embd % 4 == 0 && c.n_embd <= 2048 &&
-         c.head_dim() >= 4 && c.head_dim() <= 256 && 256 % c.head_dim() == 0 && c.n_head <= 64 &&
-         limits.max_storage_buffers_per_stage >= 8 && limits.max_workgroup_storage_bytes >= 16384;
+  return model.weights().token_embedding.size() == 1 && c.n_embd % 8 == 0 && c.n_embd <= 2048 &&
+         c.head_dim() >= 4 && c.head_dim() <= 256 && is_power_of_two(c.head_dim()) &&
+         c.n_head <= 64 && limits.max_storage_buffers_per_stage >= 8 &&
+         limits.max_workgroup_storage_bytes >= 16384;
 }
 
 Decoder::~Decoder() = default;
 
-Decoder::Decoder(const Model& model, KvCache& cache, Layout layout)
-    : Decoder(model, cache, SamplingOptions{.greedy = true}, layout) {}
+Decoder::Decoder(const Model& model, KvCache& cache, Tuning tuning)
+    : Decoder(model, cache, SamplingOptions{.greedy = true}, tuning) {}
 
-Decoder::Decoder(const Model& model, KvCache& cache, const SamplingOptions& sampling, Layout layout)
+Decoder::Decoder(const Model& model, KvCache& cache, const SamplingOptions& sampling, Tuning tuning)
     : plan_(std::make_unique<Plan>()), model_(model), cache_(cache) {
   if (!supported(model)) throw Error("this model cannot use the GPU decode path");
   if (cache.keys.size() != model.config().n_layer)
@@ -75,10 +61,9 @@ Decoder::Decoder(const Model& model, KvCache& cache, const SamplingOptions& samp
   // Copied on the GPU: the browser cannot read the weights back synchronously.
   auto packed = [&](const Tensor& gamma, const Tensor& beta) {
     Tensor both = empty({2, c.n_embd});
-    const size_t bytes = c.n_embd * 4;
-    const size_t at = both.offset() * 4;
-    p.context->copy({gamma.buffer(), gamma.offset() * 4, bytes}, {both.buffer(), at, bytes});
-    p.context->copy({beta.buffer(), beta.offset() * 4, bytes}, {both.buffer(), at + bytes, bytes});
+    const size_t bytes = gamma.byte_size();
+    p.context->copy(gamma.range(), {both.buffer(), both.byte_offset(), bytes});
+    p.context->copy(beta.range(), {both.buffer(), both.byte_offset() + bytes, bytes});
     return both;
   };
   p.step = empty({2}, DType::u32);
@@ -86,92 +71,60 @@ Decoder::Decoder(const Model& model, KvCache& cache, const SamplingOptions& samp
   p.q = empty({c.n_embd});
   p.h = empty({4 * c.n_embd});
   p.logits = empty({c.vocab_size});
-  p.attention_partials = empty({c.n_head, (c.n_ctx + 63) / 64, c.head_dim() + 2});
+  p.partials = empty(
+      {c.n_head, (c.n_ctx + ops::decode::kChunk - 1) / ops::decode::kChunk, c.head_dim() + 2});
   p.scores = empty({c.n_head, c.n_ctx});
   p.patterns = empty({c.n_layer, c.n_head, c.n_ctx});
-  p.candidates = empty({(c.vocab_size + 31) / 32, 3}, DType::u32);
+  p.candidates =
+      empty({(c.vocab_size + ops::decode::kHeadRows - 1) / ops::decode::kHeadRows, 3}, DType::u32);
   gpu::Scope scope(*p.context);  // the packing copies: one submit
   for (const LayerWeights& w : model.weights().layers) {
     p.ln1.push_back(packed(w.ln1_gamma, w.ln1_beta));
     p.ln2.push_back(packed(w.ln2_gamma, w.ln2_beta));
   }
   p.ln_final = packed(model.weights().final_gamma, model.weights().final_beta);
-  record_layers(layout == Layout::automatic ? p.context->adapter_info().is_cpu
-                                            : layout == Layout::software);
+  ops::decode::Options options;
+  options.software = tuning.layout == Layout::automatic ? p.context->adapter_info().is_cpu
+                                                        : tuning.layout == Layout::software;
+  const bool usable = ops::decode::subgroups_usable(*p.context);
+  if (tuning.reductions == Reductions::subgroup && !usable) {
+    throw Error("this adapter has no 32-lane subgroups for the subgroup reductions");
+  }
+  options.subgroups = tuning.reductions == Reductions::automatic
+                          ? usable && !options.software
+                          : tuning.reductions == Reductions::subgroup;
+  if (tuning.product_workgroups) options.product_workgroups = tuning.product_workgroups;
+  bind_kernels(options);
   validate(sampling, c);
   if (!sampling.is_greedy() || sampling.adjusts_logits()) {
     p.sampler = std::make_unique<TokenSampler>(model, sampling, p.logits, p.step);
   }
 }
 
-void Decoder::record_layers(bool software) {
+void Decoder::bind_kernels(const ops::decode::Options& options) {
+  namespace decode = ops::decode;
   Plan& p = *plan_;
-  gpu::Context& context = *p.context;
   const Config& c = model_.config();
   const Weights& w = model_.weights();
-  auto range = [](const Tensor& t) {
-    return gpu::BufferRange(t.buffer(), t.offset() * 4, t.numel() * 4);
-  };
   const float eps = c.layer_norm_epsilon;
-  const size_t width4 = c.n_embd / 4;
-  auto column_threads_for = [&](size_t columns4) { return column_threads(columns4, software); };
-
-  const uint32_t embed_params[] = {u32(c.n_embd)};
-  p.layers.push_back(context.prepare(
-      "decode_embed", embed_params,
-      {range(p.step), range(w.token_embedding[0]), range(w.position_embedding), range(p.x)},
-      {u32((c.n_embd + 255) / 256)}));
-  const uint32_t qkv_tx = column_threads_for(3 * width4);
-  const uint32_t qkv_params[] = {u32(c.n_embd),     u32(3 * width4), qkv_tx,
-                                 u32(c.head_dim()), u32(c.n_ctx),    bits(eps)};
-  const size_t chunks = (c.n_ctx + 63) / 64;
-  const uint32_t chunk_params[] = {u32(c.head_dim()), u32(c.n_ctx),
-                                   bits(1.0f / std::sqrt(static_cast<float>(c.head_dim()))),
-                                   u32(chunks)};
-  const uint32_t proj_tx = column_threads_for(width4);
-  const uint32_t up_tx = column_threads_for(4 * width4);
-  const uint32_t up_params[] = {u32(c.n_embd), u32(4 * width4), up_tx, bits(eps)};
-  const uint32_t down_params[] = {u32(4 * c.n_embd), u32(width4), proj_tx};
+  const Tensor& wte = w.token_embedding[0];
+  p.embed = decode::embed(p.step, wte, w.position_embedding, p.x);
   for (size_t layer = 0; layer < c.n_layer; ++layer) {
     const LayerWeights& l = w.layers[layer];
-    p.layers.push_back(context.prepare(
-        "decode_qkv", qkv_params,
-        {range(p.step), range(p.x), range(p.ln1[layer]), range(l.qkv_weight), range(l.qkv_bias),
-         range(p.q), range(cache_.keys[layer]), range(cache_.values[layer])},
-        groups_for(3 * width4, qkv_tx)));
-    p.layers.push_back(
-        context.prepare("decode_attention_chunk", chunk_params,
-                        {range(p.step), range(p.q), range(cache_.keys[layer]),
-                         range(cache_.values[layer]), range(p.scores), range(p.attention_partials)},
-                        {u32(c.n_head), u32(chunks)}));
-    const uint32_t output_params[] = {u32(c.n_embd), u32(width4), proj_tx,    u32(c.head_dim()),
-                                      u32(c.n_ctx),  u32(chunks), u32(layer), u32(c.n_head)};
-    p.layers.push_back(context.prepare(
-        "decode_attention_output", output_params,
-        {range(p.step), range(p.attention_partials), range(p.scores), range(l.attn_proj_weight),
-         range(l.attn_proj_bias), range(p.patterns), range(p.x)},
-        groups_for(width4, proj_tx)));
-    p.layers.push_back(context.prepare(
-        "decode_mlp_up", up_params,
-        {range(p.x), range(p.ln2[layer]), range(l.fc_weight), range(l.fc_bias), range(p.h)},
-        groups_for(4 * width4, up_tx)));
-    p.layers.push_back(
-        context.prepare("decode_mlp_down", down_params,
-                        {range(p.h), range(l.mlp_proj_weight), range(l.mlp_proj_bias), range(p.x)},
-                        groups_for(width4, proj_tx)));
+    const Tensor &keys = cache_.keys[layer], &values = cache_.values[layer];
+    p.blocks.push_back(decode::qkv(
+        {p.step, p.x, p.ln1[layer], l.qkv_weight, l.qkv_bias, p.q, keys, values, eps}, options));
+    p.blocks.push_back(
+        decode::attention_chunks({p.step, p.q, keys, values, p.scores, p.partials}, options));
+    p.blocks.push_back(decode::attention_output({p.step, p.partials, p.scores, l.attn_proj_weight,
+                                                 l.attn_proj_bias, p.patterns, p.x, layer},
+                                                options));
+    p.blocks.push_back(
+        decode::mlp_up({p.x, p.ln2[layer], l.fc_weight, l.fc_bias, p.h, eps}, options));
+    p.blocks.push_back(decode::mlp_down({p.h, l.mlp_proj_weight, l.mlp_proj_bias, p.x}, options));
   }
-  const size_t groups = (c.vocab_size + 31) / 32;  // 32 logits per workgroup
-  const size_t max_groups = context.limits().max_workgroups_per_dimension;
-  const gpu::Workgroups head_groups{u32(std::min(groups, max_groups)),
-                                    u32((groups + max_groups - 1) / max_groups)};
-  const uint32_t head_params[] = {u32(width4), u32(c.vocab_size), bits(eps)};
-  p.lm_head = context.prepare("decode_lm_head", head_params,
-                              {range(p.x), range(p.ln_final), range(w.token_embedding[0]),
-                               range(p.logits), range(p.candidates)},
-                              head_groups);
-  const uint32_t argmax_params[] = {u32(groups)};
-  p.argmax =
-      context.prepare("decode_argmax", argmax_params, {range(p.candidates), range(p.step)}, {1});
+  p.lm_head = decode::lm_head({p.x, p.ln_final, wte, p.logits, p.candidates, eps}, options);
+  p.argmax = decode::argmax({p.candidates, wte, w.position_embedding, p.step, p.x}, options);
 }
 
 namespace {
@@ -192,7 +145,7 @@ void Decoder::start(uint32_t token) {
   check_room(cache_, model_.config(), token);
   Plan& p = *plan_;
   const uint32_t state[] = {u32(cache_.length()), token};
-  p.context->write(p.step.buffer(), p.step.offset() * 4, std::as_bytes(std::span(state)));
+  p.context->write(p.step.buffer(), p.step.byte_offset(), std::as_bytes(std::span(state)));
 }
 
 void Decoder::begin(std::span<const uint32_t> context) {
@@ -216,16 +169,19 @@ void Decoder::require_plain_greedy(const char* what) const {
   }
 }
 
-void Decoder::record_step(bool choose_on_gpu) {
+void Decoder::record_step(bool embed, bool choose_on_gpu) {
   Plan& p = *plan_;
-  for (const auto& dispatch : p.layers) p.context->dispatch(dispatch);
-  p.context->dispatch(p.lm_head);
+  // The sampler writes only the token it chose (decode_argmax embeds it too), so a step after a
+  // sampled one embeds its token itself.
+  if (embed || p.sampler) p.embed.run();
+  for (const auto& block : p.blocks) block.run();
+  p.lm_head.run();
   if (!choose_on_gpu) return;
   // The hook after the LM head: the next token is chosen here, on the GPU.
   if (p.sampler) {
     p.sampler->record();
   } else {
-    p.context->dispatch(p.argmax);
+    p.argmax.run();
   }
 }
 
@@ -233,12 +189,11 @@ std::vector<gpu::BufferRange> Decoder::step_regions(bool token, bool traced, siz
   const Plan& p = *plan_;
   const Config& c = model_.config();
   std::vector<gpu::BufferRange> regions;
-  if (token) regions.emplace_back(p.step.buffer(), p.step.offset() * 4 + 4, 4);
+  if (token) regions.emplace_back(p.step.buffer(), p.step.byte_offset() + 4, 4);
   if (traced) {
-    regions.emplace_back(p.logits.buffer(), p.logits.offset() * 4, c.vocab_size * 4);
-    regions.emplace_back(p.candidates.buffer(), p.candidates.offset() * 4,
-                         p.candidates.numel() * 4);
-    regions.emplace_back(p.patterns.buffer(), p.patterns.offset() * 4,
+    regions.push_back(p.logits.range());
+    regions.push_back(p.candidates.range());
+    regions.emplace_back(p.patterns.buffer(), p.patterns.byte_offset(),
                          c.n_layer * c.n_head * kv_len * 4);
   }
   return regions;
@@ -296,9 +251,9 @@ uint32_t Decoder::step_greedy(uint32_t token) {
   start(token);
   Plan& p = *plan_;
   gpu::Scope scope(*p.context);
-  record_step(true);
+  record_step(true, true);
   const std::vector<std::byte> bytes =
-      p.context->readback(p.step.buffer(), p.step.offset() * 4 + 4, 4);
+      p.context->readback(p.step.buffer(), p.step.byte_offset() + 4, 4);
   ++cache_.length_;
   return token_of(bytes);
 }
@@ -307,7 +262,7 @@ std::vector<float> Decoder::step_logits(uint32_t token) {
   start(token);
   Plan& p = *plan_;
   gpu::Scope scope(*p.context);
-  record_step(false);
+  record_step(true, false);
   std::vector<float> logits = p.logits.to_floats();
   ++cache_.length_;
   return logits;
@@ -318,7 +273,7 @@ StepTrace Decoder::step_traced(uint32_t token, size_t top_n) {
   Plan& p = *plan_;
   const size_t kv_len = cache_.length() + 1;
   gpu::Scope scope(*p.context);  // the step and its readback copies: one submit
-  record_step(false);
+  record_step(true, false);
   const auto bytes = p.context->readback_many(step_regions(false, true, kv_len));
   ++cache_.length_;
   return assemble_trace(bytes, kv_len, top_n);
@@ -349,7 +304,7 @@ void Decoder::read_step_async(bool choose_on_gpu,
   const size_t kv_len = cache_.length() + 1;
   {
     gpu::Scope scope(*p.context);  // the step and its readback copies: one submit
-    record_step(choose_on_gpu);
+    record_step(true, choose_on_gpu);
     p.context->readback_many_async(
         step_regions(choose_on_gpu, true, kv_len),
         [then, kv_len](Result<Regions> bytes) { then(std::move(bytes), kv_len); });
@@ -404,7 +359,8 @@ std::vector<uint32_t> Decoder::run(std::span<const uint32_t> context, size_t cou
     const size_t index = submitted++;
     const size_t kv_len = first_kv_len + index;
     gpu::Scope scope(*p.context);
-    record_step(true);
+    // The first step embeds the host's token; each later one the token the GPU chose before it.
+    record_step(index == 0, true);
     p.context->readback_many_async(
         step_regions(true, top_n.has_value(), kv_len),
         [&, index, kv_len](Result<std::vector<std::vector<std::byte>>> bytes) {
@@ -444,52 +400,6 @@ std::vector<uint32_t> Decoder::run(std::span<const uint32_t> context, size_t cou
   }
   drain();
   return tokens;
-}
-
-}  // namespace wgpt::model
-
-namespace wgpt::model {
-
-std::vector<Decoder::KernelTime> Decoder::kernel_times(size_t repeats) {
-  Plan& p = *plan_;
-  // layers = [embed, then per block: qkv, attention chunks, attention output (merge and
-  // projection), mlp up, mlp down]; each family once per step or once per block.
-  const size_t blocks = model_.config().n_layer;
-  struct Family {
-    const char* name;
-    const gpu::PreparedDispatch* dispatch;
-    size_t per_step;
-  };
-  const std::vector<Family> families = {
-      {"embedding", &p.layers[0], 1},
-      {"ln1 + qkv + kv append", &p.layers[1], blocks},
-      {"attention: chunks of 64 keys", &p.layers[2], blocks},
-      {"attention: merge + projection + residual", &p.layers[3], blocks},
-      {"ln2 + mlp up + gelu", &p.layers[4], blocks},
-      {"mlp down + residual", &p.layers[5], blocks},
-      {"ln_f + lm head + candidates", &p.lm_head, 1},
-      {"argmax", &p.argmax, 1},
-  };
-  const uint32_t position =
-      static_cast<uint32_t>(std::min(cache_.length(), model_.config().n_ctx - 1));
-  std::vector<KernelTime> times;
-  for (const Family& family : families) {
-    const uint32_t state[] = {position, 0};
-    p.context->write(p.step.buffer(), p.step.offset() * 4, std::as_bytes(std::span(state)));
-    p.context->finish();
-    const auto start = std::chrono::steady_clock::now();
-    {
-      gpu::Scope scope(*p.context);
-      // argmax advances the position: reset it between repeats would need a write per repeat,
-      // so the repeats of argmax run at growing positions, which it does not read.
-      for (size_t i = 0; i < repeats; ++i) p.context->dispatch(*family.dispatch);
-    }
-    p.context->finish();
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    times.push_back({family.name, family.per_step, 1e6 * seconds / static_cast<double>(repeats)});
-  }
-  return times;
 }
 
 }  // namespace wgpt::model

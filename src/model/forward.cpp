@@ -2,6 +2,7 @@
 #include <cmath>
 #include <optional>
 
+#include "model/fused_block.h"
 #include "wgpt/model.h"
 #include "wgpt/ops.h"
 
@@ -69,21 +70,13 @@ Tensor Model::run_body(std::span<const uint32_t> ids, KvCache& cache, ForwardOut
 
 Tensor Model::run_fused_block(size_t layer, const Tensor& x, KvCache& cache,
                               size_t position) const {
-  const LayerWeights& w = weights_.layers[layer];
-  const float eps = config_.layer_norm_epsilon;
   const float attention_scale = 1.0f / std::sqrt(static_cast<float>(config_.head_dim()));
-  const ops::Precision precision = precision_;
-  Tensor qkv = ops::matmul(ops::layernorm(x, w.ln1_gamma, w.ln1_beta, eps), w.qkv_weight,
-                           {.bias = w.qkv_bias, .precision = precision});
-  ops::kv_store(qkv, cache.keys[layer], cache.values[layer], position);
-  Tensor attention =
-      ops::causal_attention(qkv, cache.keys[layer], cache.values[layer], position, attention_scale);
-  Tensor mid = ops::matmul(attention, w.attn_proj_weight,
-                           {.bias = w.attn_proj_bias, .residual = x, .precision = precision});
-  Tensor hidden = ops::matmul(ops::layernorm(mid, w.ln2_gamma, w.ln2_beta, eps), w.fc_weight,
-                              {.bias = w.fc_bias, .gelu = true, .precision = precision});
-  return ops::matmul(hidden, w.mlp_proj_weight,
-                     {.bias = w.mlp_proj_bias, .residual = mid, .precision = precision});
+  Tensor& keys = cache.keys[layer];
+  Tensor& values = cache.values[layer];
+  return fused_block(weights_.layers[layer], config_, precision_, false, x, [&](const Tensor& qkv) {
+    ops::kv_store(qkv, keys, values, position);
+    return ops::causal_attention(qkv, keys, values, position, attention_scale);
+  });
 }
 
 Tensor Model::run_block(size_t layer, const Tensor& block_input, KvCache& cache, size_t position,

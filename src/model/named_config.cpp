@@ -27,28 +27,25 @@ Config named_config(const std::string& name) {
   if (name == "gpt2-medium") return gpt2_shape(24, 16, 1024);
   if (name == "gpt2-large") return gpt2_shape(36, 20, 1280);
   if (name == "gpt2-xl") return gpt2_shape(48, 25, 1600);
-  // N_LAYER,N_HEAD,N_EMBD,N_CTX,VOCAB
+  // N_LAYER,N_HEAD,N_EMBD,N_CTX,VOCAB: decimal digits only (no sign, space or exponent), each
+  // field short enough for a 32-bit size_t; the ranges are Config::check's. The extra comma makes
+  // a trailing comma of `name` an empty (refused) field.
   std::vector<size_t> fields;
-  std::stringstream stream(name);
+  std::stringstream stream(name + ",");
   std::string field;
   while (std::getline(stream, field, ',')) {
-    size_t used = 0;
-    unsigned long long value = 0;
-    try {
-      value = std::stoull(field, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != field.size() || field.empty() || value == 0 || field[0] == '-') {
+    const bool digits = !field.empty() && field.size() <= 9 &&
+                        field.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits) {
       fields.clear();
       break;
     }
-    fields.push_back(value);
+    fields.push_back(std::stoul(field));
   }
   if (fields.size() != 5) {
     throw Error("unknown model config '" + name +
                 "' (expected gpt2, gpt2-medium, gpt2-large, gpt2-xl or "
-                "N_LAYER,N_HEAD,N_EMBD,N_CTX,VOCAB with positive integers)");
+                "N_LAYER,N_HEAD,N_EMBD,N_CTX,VOCAB with whole numbers)");
   }
   Config config;
   config.n_layer = fields[0];
@@ -56,13 +53,11 @@ Config named_config(const std::string& name) {
   config.n_embd = fields[2];
   config.n_ctx = fields[3];
   config.vocab_size = fields[4];
-  if (config.n_embd % config.n_head != 0) {
-    throw Error("model config '" + name + "': N_EMBD must be a multiple of N_HEAD");
-  }
   if (config.vocab_size == kGpt2Vocab) {
     config.eos_token_id = kGpt2EndOfText;
     config.tokenizer = "gpt2-bpe";
   }
+  config.check("model config '" + name + "'");
   return config;
 }
 

@@ -30,12 +30,23 @@ std::vector<NamedShape> parameter_shapes(const Config& config) {
   return shapes;
 }
 
+namespace {
+
+bool ends_with(const std::string& name, const std::string& suffix) {
+  return name.size() >= suffix.size() &&
+         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
 bool is_ignored_name(const std::string& name) {
-  auto ends_with = [&](const std::string& suffix) {
-    return name.size() >= suffix.size() &&
-           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return ends_with(".attn.bias") || ends_with(".attn.masked_bias") || name == "lm_head.weight";
+  return ends_with(name, ".attn.bias") || ends_with(name, ".attn.masked_bias") ||
+         name == "lm_head.weight";
+}
+
+bool is_matrix(const std::string& name) {
+  return name == "wte.weight" || ends_with(name, ".c_attn.weight") ||
+         ends_with(name, ".c_proj.weight") || ends_with(name, ".c_fc.weight");
 }
 
 }  // namespace wgpt::model

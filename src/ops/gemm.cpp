@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "ops/kernel_call.h"
 #include "ops/op_support.h"
 
 namespace wgpt::ops::detail {
@@ -35,6 +36,10 @@ constexpr size_t kTensorWideMinBlocks = 132;
 constexpr size_t kTiledTargetWorkgroups = 264;
 constexpr size_t kMinTiledSplitDepth = 256;
 
+// A row-invariant product chooses its kernel as for this many rows: a batched decode step of up
+// to 64 sequences, the tiled kernels' block, fills no more than one block of rows.
+constexpr size_t kRowInvariantRows = 64;
+
 size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
 // The number of elements of a batched operand the geometry reads.
@@ -45,7 +50,12 @@ size_t extent(size_t batch, size_t batch_stride, size_t rows, size_t cols) {
 void validate(std::string_view op, const Gemm& g, const Tensor& a, const Tensor& b,
               const GemmEpilogue& epilogue, const Tensor& out) {
   require_dtype(op, "a", a, DType::f32);
-  require_dtype(op, "b", b, DType::f32);
+  if (b.dtype() != DType::f32 && !is_packed(b.dtype())) {
+    fail(op, "b must be f32, f16, bf16 or q4, got " + b.describe());
+  }
+  if (b.dtype() == DType::q4 && g.batch > 1 && g.b_batch_stride % kQ4Block != 0) {
+    fail(op, "a batched q4 b needs batches that start on a block of " + std::to_string(kQ4Block));
+  }
   if (g.batch == 0 || g.m == 0 || g.k == 0 || g.n == 0) {
     fail(op, "empty product: batch " + std::to_string(g.batch) + ", m " + std::to_string(g.m) +
                  ", k " + std::to_string(g.k) + ", n " + std::to_string(g.n));
@@ -180,29 +190,31 @@ uint32_t half_bits(std::string_view op, float power_of_two) {
   return static_cast<uint32_t>(exponent - 1 + 15) << 10;
 }
 
-// The 16 parameter words of lib/gemm_params.wgsl, shared by every GEMM kernel. The operand scales
-// go in as f16 (exact for the powers of two they are), their product divided out of the scale.
-std::array<uint32_t, 16> params(std::string_view op, const Gemm& g, const GemmEpilogue& epilogue,
-                                size_t nsplit, size_t k_per_split) {
+// The parameter block every GEMM kernel shares (lib/gemm_params.wgsl), as `Kernel` declares it.
+// The operand scales go in as f16 (exact for the powers of two they are), their product divided
+// out of the scale.
+template <class Kernel>
+typename Kernel::Params params(std::string_view op, const Gemm& g, const GemmEpilogue& epilogue,
+                               size_t nsplit, size_t k_per_split) {
   const uint32_t operand_scales =
       half_bits(op, g.a_operand_scale) | half_bits(op, g.b_operand_scale) << 16;
-  const float scale = g.scale / (g.a_operand_scale * g.b_operand_scale);
-  return {word(op, g.m),
-          word(op, g.k),
-          word(op, g.n),
-          word(op, g.batch),
-          word(op, g.a_batch_stride),
-          word(op, g.b_batch_stride),
-          g.trans_a ? 1u : 0u,
-          g.trans_b ? 1u : 0u,
-          epilogue.bias ? 1u : 0u,
-          float_word(scale),
-          word(op, g.out_col_offset),
-          word(op, g.out_row_stride),
-          word(op, nsplit),
-          word(op, k_per_split),
-          (epilogue.gelu ? kEpilogueGelu : 0u) | (epilogue.residual ? kEpilogueResidual : 0u),
-          operand_scales};
+  return {.m = word(op, g.m),
+          .k = word(op, g.k),
+          .n = word(op, g.n),
+          .batch = word(op, g.batch),
+          .a_batch_stride = word(op, g.a_batch_stride),
+          .b_batch_stride = word(op, g.b_batch_stride),
+          .trans_a = g.trans_a ? 1u : 0u,
+          .trans_b = g.trans_b ? 1u : 0u,
+          .has_bias = epilogue.bias ? 1u : 0u,
+          .scale = g.scale / (g.a_operand_scale * g.b_operand_scale),
+          .out_col_offset = word(op, g.out_col_offset),
+          .out_row_stride = word(op, g.out_row_stride),
+          .nsplit = word(op, nsplit),
+          .k_per_split = word(op, k_per_split),
+          .epilogue =
+              (epilogue.gelu ? kEpilogueGelu : 0u) | (epilogue.residual ? kEpilogueResidual : 0u),
+          .operand_scales = operand_scales};
 }
 
 void require_grid(std::string_view op, const gpu::Context& context, gpu::Workgroups grid) {
@@ -240,14 +252,15 @@ size_t blocks(const Gemm& g, size_t tile) {
 }
 
 // Whether the *_vec4 kernels can read both operands as vec4s: every contiguous row (k, or m for a
-// transposed A; n, or k for a transposed B) and both batch strides are multiples of 4 floats, and
-// bindings start 16-byte aligned (they start at multiples of the device's storage offset
-// alignment).
+// transposed A; n, or k for a transposed B) and both batch strides are multiples of 4 floats (8
+// elements for a packed B, whose words hold 8), and bindings start 16-byte aligned (they start at
+// multiples of the device's storage offset alignment).
 bool vec4_operands(const Gemm& g, size_t storage_offset_alignment) {
   size_t a_row = g.trans_a ? g.m : g.k;
   size_t b_row = g.trans_b ? g.k : g.n;
-  return a_row % 4 == 0 && b_row % 4 == 0 && g.a_batch_stride % 4 == 0 &&
-         g.b_batch_stride % 4 == 0 && storage_offset_alignment % 16 == 0;
+  size_t b_multiple = is_packed(g.b_dtype) ? 8 : 4;
+  return a_row % 4 == 0 && b_row % b_multiple == 0 && g.a_batch_stride % 4 == 0 &&
+         g.b_batch_stride % b_multiple == 0 && storage_offset_alignment % 16 == 0;
 }
 
 // Whether the device runs the 128×128 tensor-core kernels: 8 subgroups, and in workgroup memory
@@ -262,7 +275,8 @@ bool runs_wide_tensor_kernels(const gpu::Limits& limits) {
 
 GemmKernel tiled_choice(const Gemm& g, const gpu::Limits& limits) {
   const bool vec4 = vec4_operands(g, limits.min_storage_buffer_offset_alignment);
-  if (g.precision == Precision::mixed && limits.f16_matrix.available()) {
+  // The tensor-core kernels read B as f32: packed weights take the f32 kernels' DTYPE variants.
+  if (g.precision == Precision::mixed && limits.f16_matrix.available() && g.b_dtype == DType::f32) {
     if (blocks(g, 128) >= kTensorWideMinBlocks && runs_wide_tensor_kernels(limits)) {
       return vec4 ? GemmKernel::tensor_vec4 : GemmKernel::tensor;
     }
@@ -273,36 +287,50 @@ GemmKernel tiled_choice(const Gemm& g, const gpu::Limits& limits) {
 }
 
 // Sums the splits' partial sums [nsplit][batch][m][n] and applies the epilogue (gemm_reduce.wgsl).
-void reduce_splits(std::string_view op, const Gemm& g, const GemmEpilogue& epilogue,
-                   std::span<const uint32_t> words, const Tensor& partials, const Tensor& out) {
+void reduce_splits(std::string_view op, const GemmChoice& choice, const Gemm& g,
+                   const GemmEpilogue& epilogue, const Tensor& partials, const Tensor& out) {
   auto& context = *partials.context();
-  context.dispatch(
-      "gemm_reduce", words,
-      Bindings(op,
-               {partials, epilogue.bias.value_or(partials), epilogue.residual.value_or(partials)},
-               {out})
-          .ranges(),
-      linear_grid(op, context, g.batch * g.m * g.n));
+  Bindings bound(op,
+                 {partials, epilogue.bias.value_or(partials), epilogue.residual.value_or(partials)},
+                 {out});
+  const auto& r = bound.ranges();
+  dispatch<kernels::gemm_reduce>(
+      context, {}, params<kernels::gemm_reduce>(op, g, epilogue, choice.splits, choice.k_per_split),
+      {r[0], r[1], r[2], r[3]}, linear_grid(op, context, g.batch * g.m * g.n));
 }
 
-void gemm_tiled(std::string_view op, const GemmChoice& choice, const Gemm& g, const Tensor& a,
-                const Tensor& b, const GemmEpilogue& epilogue, const Tensor& out) {
+// Runs `Kernel` (the variant for B's dtype) over `grid`: straight into `out` with one split, else
+// into partial sums that reduce_splits finishes.
+template <class Kernel>
+void run_product(std::string_view op, const GemmChoice& choice, const Gemm& g, const Tensor& a,
+                 const Tensor& b, const GemmEpilogue& epilogue, const Tensor& out,
+                 gpu::Workgroups grid) {
   auto& context = *a.context();
-  const TiledKernel& kernel = tiled_kernel(choice.kernel);
-  gpu::Workgroups grid{word(op, ceil_div(g.n, kernel.tile)), word(op, ceil_div(g.m, kernel.tile)),
-                       word(op, g.batch * choice.splits)};
   require_grid(op, context, grid);
-  const auto words = params(op, g, epilogue, choice.splits, choice.k_per_split);
-  const Tensor& bias = epilogue.bias.value_or(a);
-  const Tensor& residual = epilogue.residual.value_or(a);
+  const auto words = params<Kernel>(op, g, epilogue, choice.splits, choice.k_per_split);
+  const Variant variant{.weights = g.b_dtype};
   if (choice.splits == 1) {
-    context.dispatch(kernel.name, words, Bindings(op, {a, b, bias, residual}, {out}).ranges(),
-                     grid);
+    Bindings bound(op, {a, b, epilogue.bias.value_or(a), epilogue.residual.value_or(a)}, {out});
+    const auto& r = bound.ranges();
+    dispatch<Kernel>(context, variant, words, {r[0], r[1], r[2], r[3], r[4]}, grid);
     return;
   }
   Tensor partials = Tensor::empty_gpu(a.context(), {choice.splits, g.batch, g.m, g.n});
-  context.dispatch(kernel.name, words, Bindings(op, {a, b, a, a}, {partials}).ranges(), grid);
-  reduce_splits(op, g, epilogue, words, partials, out);
+  {
+    Bindings bound(op, {a, b, a, a}, {partials});
+    const auto& r = bound.ranges();
+    dispatch<Kernel>(context, variant, words, {r[0], r[1], r[2], r[3], r[4]}, grid);
+  }
+  reduce_splits(op, choice, g, epilogue, partials, out);
+}
+
+template <class Kernel>
+void gemm_tiled(std::string_view op, const GemmChoice& choice, const Gemm& g, const Tensor& a,
+                const Tensor& b, const GemmEpilogue& epilogue, const Tensor& out) {
+  const size_t tile = tiled_kernel(choice.kernel).tile;
+  run_product<Kernel>(op, choice, g, a, b, epilogue, out,
+                      {word(op, ceil_div(g.n, tile)), word(op, ceil_div(g.m, tile)),
+                       word(op, g.batch * choice.splits)});
 }
 
 // gemv's split of k: until about kGemvTargetWorkgroups workgroups are in flight, each split at
@@ -317,29 +345,27 @@ GemmChoice vector_choice(const Gemm& g) {
 
 void gemm_vector(std::string_view op, const GemmChoice& choice, const Gemm& g, const Tensor& a,
                  const Tensor& b, const GemmEpilogue& epilogue, const Tensor& out) {
-  auto& context = *a.context();
-  gpu::Workgroups grid{word(op, ceil_div(g.n, 64)), word(op, choice.splits * ceil_div(g.m, 4)),
-                       word(op, g.batch)};
-  require_grid(op, context, grid);
-  auto words = params(op, g, epilogue, choice.splits, choice.k_per_split);
-  const Tensor& bias = epilogue.bias.value_or(a);
-  const Tensor& residual = epilogue.residual.value_or(a);
-  if (choice.splits == 1) {
-    context.dispatch("gemv", words, Bindings(op, {a, b, bias, residual}, {out}).ranges(), grid);
-    return;
-  }
-  Tensor partials = Tensor::empty_gpu(a.context(), {choice.splits, g.batch, g.m, g.n});
-  context.dispatch("gemv", words, Bindings(op, {a, b, a, a}, {partials}).ranges(), grid);
-  reduce_splits(op, g, epilogue, words, partials, out);
+  run_product<kernels::gemv>(
+      op, choice, g, a, b, epilogue, out,
+      {word(op, ceil_div(g.n, 64)), word(op, choice.splits * ceil_div(g.m, 4)), word(op, g.batch)});
 }
 
 }  // namespace
 
-std::string_view gemm_kernel_name(GemmKernel kernel) {
-  return kernel == GemmKernel::vector ? "gemv" : tiled_kernel(kernel).name;
+std::string gemm_kernel_name(GemmKernel kernel, DType b_dtype) {
+  std::string name(kernel == GemmKernel::vector ? "gemv" : tiled_kernel(kernel).name);
+  if (b_dtype != DType::f32) name += std::string(".") + to_string(b_dtype);
+  return name;
 }
 
 GemmChoice gemm_kernel(const Gemm& g, const gpu::Limits& limits) {
+  if (g.row_invariant && g.m != kRowInvariantRows) {
+    // Every kernel sums an output element in an order set by k and the split alone, so the
+    // choice of a fixed m gives every row the same sums whatever the product's m.
+    Gemm fixed = g;
+    fixed.m = kRowInvariantRows;
+    return gemm_kernel(fixed, limits);
+  }
   if (g.m <= kGemvMaxRows) return vector_choice(g);
   const TiledKernel& kernel = tiled_kernel(tiled_choice(g, limits));
   const size_t max_splits = std::max<size_t>(1, g.k / kMinTiledSplitDepth);
@@ -349,22 +375,41 @@ GemmChoice gemm_kernel(const Gemm& g, const gpu::Limits& limits) {
   return {kernel.kernel, ceil_div(g.k, k_per_split), k_per_split};
 }
 
-void gemm(std::string_view op, const Gemm& geometry, const Tensor& a, const Tensor& b,
+void gemm(std::string_view op, const Gemm& product, const Tensor& a, const Tensor& b,
           const GemmEpilogue& epilogue, const Tensor& out) {
+  Gemm geometry = product;
+  geometry.b_dtype = b.dtype();
   validate(op, geometry, a, b, epilogue, out);
   std::vector<const Tensor*> tensors = {&a, &b, &out};
   if (epilogue.bias) tensors.push_back(&*epilogue.bias);
   if (epilogue.residual) tensors.push_back(&*epilogue.residual);
   const auto& context = common_context(op, tensors);
   if (!context) {
-    gemm_cpu(geometry, a.floats(), b.floats(), epilogue, out.floats());
+    // The reference reads a packed B widened to f32, as the kernels do.
+    const std::vector<float> widened = is_packed(b.dtype()) ? b.to_floats() : std::vector<float>{};
+    const std::span<const float> b_values =
+        is_packed(b.dtype()) ? std::span<const float>(widened) : std::span<const float>(b.floats());
+    gemm_cpu(geometry, a.floats(), b_values, epilogue, out.floats());
     return;
   }
   const GemmChoice choice = gemm_kernel(geometry, context->limits());
-  if (choice.kernel == GemmKernel::vector) {
-    gemm_vector(op, choice, geometry, a, b, epilogue, out);
-  } else {
-    gemm_tiled(op, choice, geometry, a, b, epilogue, out);
+  switch (choice.kernel) {
+    case GemmKernel::vector:
+      return gemm_vector(op, choice, geometry, a, b, epilogue, out);
+    case GemmKernel::tiled:
+      return gemm_tiled<kernels::matmul>(op, choice, geometry, a, b, epilogue, out);
+    case GemmKernel::wide:
+      return gemm_tiled<kernels::matmul_wide>(op, choice, geometry, a, b, epilogue, out);
+    case GemmKernel::wide_vec4:
+      return gemm_tiled<kernels::matmul_wide_vec4>(op, choice, geometry, a, b, epilogue, out);
+    case GemmKernel::tensor_64:
+      return gemm_tiled<kernels::matmul_tensor_64>(op, choice, geometry, a, b, epilogue, out);
+    case GemmKernel::tensor_64_vec4:
+      return gemm_tiled<kernels::matmul_tensor_64_vec4>(op, choice, geometry, a, b, epilogue, out);
+    case GemmKernel::tensor:
+      return gemm_tiled<kernels::matmul_tensor>(op, choice, geometry, a, b, epilogue, out);
+    case GemmKernel::tensor_vec4:
+      return gemm_tiled<kernels::matmul_tensor_vec4>(op, choice, geometry, a, b, epilogue, out);
   }
 }
 

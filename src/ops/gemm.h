@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "wgpt/gpu.h"
@@ -22,12 +23,15 @@ struct Gemm {
   bool trans_a = false;       // A stored [k, m] per batch
   bool trans_b = false;       // B stored [n, k] per batch
   float scale = 1.0f;
-  size_t out_col_offset = 0;  // first column written in each output row
-  size_t out_row_stride = 0;  // elements per output row (n unless writing a column block)
+  size_t out_col_offset = 0;   // first column written in each output row
+  size_t out_row_stride = 0;   // elements per output row (n unless writing a column block)
+  DType b_dtype = DType::f32;  // how B is stored: f32, or packed weights (f16, bf16, q4)
   Precision precision = Precision::f32;
   // Mixed precision: powers of two that multiply A's and B's values before their conversion to
   // f16 (and divide the sum after), to keep small operands (gradients) clear of f16's subnormals.
   float a_operand_scale = 1.0f, b_operand_scale = 1.0f;
+  // The kernel and split of k chosen as for kRowInvariantRows rows whatever m is (MatmulOptions).
+  bool row_invariant = false;
 };
 
 // What happens to each finished sum, in this order: + bias[col], GPT-2's GELU, + residual at the
@@ -40,12 +44,14 @@ struct GemmEpilogue {
 
 // The GPU kernel a product takes, and how it splits k. gemv.wgsl for a few rows; mixed precision
 // on a device with tensor cores: matmul_tensor*.wgsl, in 128×128 blocks when the product has
-// enough of them and the device the workgroup memory, else in 64×64 blocks; otherwise the f32 kernels: matmul_wide_vec4.wgsl or
-// matmul_wide.wgsl (128×128) when the product has enough blocks, else matmul.wgsl (64×64). The
-// *_vec4 kernels read whole vec4s and take products whose operand rows and batch strides are
-// multiples of 4 floats. A product with too few blocks to fill the device splits k into up to
-// `splits` slices (k_per_split values each, a multiple of the kernel's k tile) whose partial sums
-// gemm_reduce.wgsl adds. Exposed so that tests can check which kernel their shapes reach.
+// enough of them and the device the workgroup memory, else in 64×64 blocks; otherwise the f32
+// kernels: matmul_wide_vec4.wgsl or matmul_wide.wgsl (128×128) when the product has enough blocks,
+// else matmul.wgsl (64×64). A B stored as packed weights (f16, bf16, q4) always takes the f32
+// kernels' DTYPE variants: the tensor-core kernels read B as f32. The *_vec4 kernels read whole
+// vec4s and take products whose operand rows and batch strides are multiples of 4 floats. A product
+// with too few blocks to fill the device splits k into up to `splits` slices (k_per_split values
+// each, a multiple of the kernel's k tile) whose partial sums gemm_reduce.wgsl adds. Exposed so
+// that tests can check which kernel their shapes reach.
 enum class GemmKernel {
   vector,
   tiled,
@@ -62,12 +68,14 @@ struct GemmChoice {
   size_t k_per_split = 0;
 };
 GemmChoice gemm_kernel(const Gemm& geometry, const gpu::Limits& limits);
-// The kernel's WGSL file stem ("matmul_tensor_vec4", "gemv", ...).
-std::string_view gemm_kernel_name(GemmKernel kernel);
+// The kernel variant's name ("matmul_tensor_vec4", "gemv.q4", ...): its WGSL file stem, plus the
+// dtype of a packed B.
+std::string gemm_kernel_name(GemmKernel kernel, DType b_dtype);
 
 // out[(b·m + row)·out_row_stride + out_col_offset + col] =
 //   epilogue(scale · Σ op(A)[row, kk] · op(B)[kk, col]) for every batch b, row and column. All
-// tensors f32 on one device; `op` names the caller in errors. On the CPU the product is the
+// tensors f32 on one device, except B, which may be packed weights (f16, bf16, q4: read widened;
+// b_dtype is taken from it); `op` names the caller in errors. On the CPU the product is the
 // definition (double sums, whatever the precision).
 void gemm(std::string_view op, const Gemm& geometry, const Tensor& a, const Tensor& b,
           const GemmEpilogue& epilogue, const Tensor& out);

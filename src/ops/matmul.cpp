@@ -52,14 +52,15 @@ detail::Gemm geometry_of(const Shape& a_shape, const Shape& b_shape, const Matmu
           .trans_b = options.transpose_b,
           .scale = options.scale,
           .out_row_stride = n,
-          .precision = options.precision};
+          .precision = options.precision,
+          .row_invariant = options.row_invariant};
 }
 
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b, const MatmulOptions& options) {
   detail::require_dtype(kOp, "a", a, DType::f32);
-  detail::require_dtype(kOp, "b", b, DType::f32);
+  // b may be packed weights (f16, bf16, q4); detail::gemm checks its dtype.
   Shape out_shape;
   const detail::Gemm geometry =
       geometry_of(a.shape(), b.shape(), options, a.describe(), b.describe(), &out_shape);
@@ -70,11 +71,12 @@ Tensor matmul(const Tensor& a, const Tensor& b, const MatmulOptions& options) {
 }
 
 std::string matmul_kernel(const gpu::Limits& limits, const Shape& a, const Shape& b,
-                          const MatmulOptions& options) {
+                          const MatmulOptions& options, DType b_dtype) {
   Shape out_shape;
-  const detail::GemmChoice choice = detail::gemm_kernel(
-      geometry_of(a, b, options, to_string(a), to_string(b), &out_shape), limits);
-  std::string name(detail::gemm_kernel_name(choice.kernel));
+  detail::Gemm geometry = geometry_of(a, b, options, to_string(a), to_string(b), &out_shape);
+  geometry.b_dtype = b_dtype;
+  const detail::GemmChoice choice = detail::gemm_kernel(geometry, limits);
+  std::string name = detail::gemm_kernel_name(choice.kernel, b_dtype);
   if (choice.splits > 1) name += " (" + std::to_string(choice.splits) + " splits)";
   return name;
 }

@@ -12,7 +12,7 @@ constexpr std::string_view kOp = "matmul_transposed_chunks";
 }  // namespace
 
 Tensor matmul_transposed_chunks(const Tensor& a, const std::vector<Tensor>& b_row_chunks,
-                                float scale) {
+                                float scale, bool row_invariant) {
   detail::require_rank(kOp, "a", a, 2);
   if (b_row_chunks.empty()) detail::fail(kOp, "no chunks of b");
   size_t m = a.dim(0);
@@ -36,7 +36,8 @@ Tensor matmul_transposed_chunks(const Tensor& a, const std::vector<Tensor>& b_ro
                           .trans_b = true,
                           .scale = scale,
                           .out_col_offset = first_col,
-                          .out_row_stride = n};
+                          .out_row_stride = n,
+                          .row_invariant = row_invariant};
     detail::gemm(kOp, geometry, a, chunk, {}, out);
     first_col += chunk.dim(0);
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 namespace wgpt::ops::detail {
 namespace {
@@ -14,23 +15,23 @@ size_t alignment(const gpu::Context& context) {
 }
 
 bool is_bindable(const Tensor& tensor) {
-  return tensor.offset() * kElementBytes % alignment(*tensor.context()) == 0;
+  return tensor.byte_offset() % alignment(*tensor.context()) == 0;
 }
 
-// A contiguous copy of a misaligned view, made by the `copy` kernel reading from the aligned
-// offset just below the view.
+// A contiguous copy of a misaligned view, made by the `copy` kernel reading words from the aligned
+// offset just below the view (packed dtypes' views start on a word, so words carry them too).
 Tensor aligned_copy(std::string_view op, const Tensor& view) {
   auto& context = *view.context();
-  size_t first_byte = view.offset() * kElementBytes;
+  size_t first_byte = view.byte_offset();
   size_t bound_byte = first_byte - first_byte % alignment(context);
   size_t shift = (first_byte - bound_byte) / kElementBytes;
+  size_t words = view.byte_size() / kElementBytes;
   Tensor copy = Tensor::empty_gpu(view.context(), view.shape(), view.dtype());
-  std::array<uint32_t, 2> params = {word(op, view.numel()), word(op, shift)};
-  context.dispatch(
-      "copy", params,
-      {gpu::BufferRange(view.buffer(), bound_byte, (shift + view.numel()) * kElementBytes),
-       gpu::BufferRange(copy.buffer(), 0, view.numel() * kElementBytes)},
-      linear_grid(op, context, view.numel()));
+  std::array<uint32_t, 2> params = {word(op, words), word(op, shift)};
+  context.dispatch("copy", params,
+                   {gpu::BufferRange(view.buffer(), bound_byte, (shift + words) * kElementBytes),
+                    gpu::BufferRange(copy.buffer(), 0, words * kElementBytes)},
+                   linear_grid(op, context, words));
   return copy;
 }
 
@@ -66,6 +67,39 @@ QkvCaches check_qkv_caches(std::string_view op, const Tensor& qkv, const Tensor&
       position + g.t > g.n_ctx) {
     fail(op, "qkv " + qkv.describe() + " at position " + std::to_string(position) +
                  " does not fit caches " + k_cache.describe() + ", " + v_cache.describe());
+  }
+  return g;
+}
+
+PoolRows check_pool_rows(std::string_view op, const Tensor& qkv, const Tensor& k_pool,
+                         const Tensor& v_pool, const Tensor& slots, const Tensor& positions) {
+  require_dtype(op, "qkv", qkv, DType::f32);
+  require_dtype(op, "k_pool", k_pool, DType::f32);
+  require_dtype(op, "v_pool", v_pool, DType::f32);
+  require_dtype(op, "slots", slots, DType::u32);
+  require_dtype(op, "positions", positions, DType::u32);
+  require_rank(op, "qkv", qkv, 2);
+  require_rank(op, "k_pool", k_pool, 4);
+  require_rank(op, "slots", slots, 1);
+  const PoolRows g{qkv.dim(0),    k_pool.dim(0), k_pool.dim(1),
+                   k_pool.dim(2), k_pool.dim(3), k_pool.dim(1) * k_pool.dim(3)};
+  if (qkv.dim(1) != 3 * g.c || v_pool.shape() != k_pool.shape() || g.rows == 0 ||
+      slots.shape() != Shape{g.rows} || positions.shape() != Shape{g.rows}) {
+    fail(op, "qkv " + qkv.describe() + " with slots " + slots.describe() + " and positions " +
+                 positions.describe() + " does not fit pools " + k_pool.describe() + ", " +
+                 v_pool.describe());
+  }
+  if (!slots.context()) {
+    std::vector<bool> taken(g.slots, false);
+    for (size_t r = 0; r < g.rows; ++r) {
+      const size_t slot = slots.u32s()[r], position = positions.u32s()[r];
+      if (slot >= g.slots || position >= g.n_ctx || taken[slot]) {
+        fail(op, "row " + std::to_string(r) + " at slot " + std::to_string(slot) + ", position " +
+                     std::to_string(position) + " is outside pools " + k_pool.describe() +
+                     " or shares its slot with another row");
+      }
+      taken[slot] = true;
+    }
   }
   return g;
 }
@@ -128,12 +162,11 @@ Bindings::Bindings(std::string_view op, std::initializer_list<Tensor> inputs,
   }
   uint64_t max_binding = tensors_.front().context()->limits().max_storage_buffer_binding_size;
   for (const Tensor& t : tensors_) {
-    size_t bytes = t.numel() * kElementBytes;
-    if (bytes > max_binding) {
+    if (t.byte_size() > max_binding) {
       fail(op, t.describe() + " exceeds the device's storage binding limit of " +
                    std::to_string(max_binding) + " bytes (split it into chunks)");
     }
-    ranges_.emplace_back(t.buffer(), t.offset() * kElementBytes, bytes);
+    ranges_.push_back(t.range());
   }
 }
 

@@ -45,6 +45,16 @@ struct QkvCaches {
 QkvCaches check_qkv_caches(std::string_view op, const Tensor& qkv, const Tensor& k_cache,
                            const Tensor& v_cache, size_t position);
 
+// The geometry of a batched decode step: qkv [rows, 3C], one row per sequence, and the pools of
+// its layer's caches [slots, n_head, n_ctx, head_dim], checked (f32 pools of one shape, slots and
+// positions u32 [rows]). On the CPU also each row's slot and position: inside the pool, the slots
+// distinct (two rows of one sequence in a step would race for its cache).
+struct PoolRows {
+  size_t rows, slots, n_head, n_ctx, head_dim, c;
+};
+PoolRows check_pool_rows(std::string_view op, const Tensor& qkv, const Tensor& k_pool,
+                         const Tensor& v_pool, const Tensor& slots, const Tensor& positions);
+
 // Workgroups for `invocations` threads in groups of `group_size`, folded into y when the count
 // exceeds the device's per-dimension limit. Kernels rebuild the flat index as
 // (wid.y * num_workgroups.x + wid.x) * group_size + local_index and bounds-check it.

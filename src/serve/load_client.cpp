@@ -35,8 +35,10 @@ struct StreamOutcome {
   std::string error;                // empty when the stream ended with [DONE]
 };
 
-// One streaming completion: each `data: {…}` event carries one token (the server streams every
-// token as its own chunk), and the stream must end with `data: [DONE]`.
+// One streaming completion. A chunk may carry several tokens (the server holds back the bytes of an
+// unfinished UTF-8 character or a possible stop string), so the tokens are counted from the usage
+// chunk that stream_options.include_usage asks for; the first chunk with text marks the first
+// token. The stream must end with `data: [DONE]`.
 StreamOutcome stream_once(const LoadOptions& options, const std::string& body) {
   httplib::Client client(options.host, options.port);
   client.set_read_timeout(std::chrono::seconds(600));
@@ -50,15 +52,23 @@ StreamOutcome stream_once(const LoadOptions& options, const std::string& body) {
   std::string pending;  // bytes after the last complete line
   bool done = false;
   const Clock::time_point start = Clock::now();
+  const auto read_chunk = [&](std::string_view json) {
+    const nlohmann::json chunk = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+    if (!chunk.is_object() || chunk.contains("error")) {
+      outcome.error = std::string(json);
+    } else if (chunk.value("usage", nlohmann::json()).is_object()) {
+      outcome.tokens = chunk["usage"].value("completion_tokens", size_t{0});
+    } else if (outcome.first_token_seconds < 0) {
+      outcome.first_token_seconds = seconds_between(start, Clock::now());
+    }
+  };
   request.content_receiver = [&](const char* data, size_t size, uint64_t, uint64_t) {
     pending.append(data, size);
     size_t line_end = 0;
     while ((line_end = pending.find('\n')) != std::string::npos) {
       const std::string_view line(pending.data(), line_end);
       if (line.starts_with("data: {")) {
-        if (outcome.tokens++ == 0)
-          outcome.first_token_seconds = seconds_between(start, Clock::now());
-        if (line.find("\"error\"") != std::string_view::npos) outcome.error = std::string(line);
+        read_chunk(line.substr(6));
       } else if (line == "data: [DONE]") {
         done = true;
       }
@@ -93,6 +103,7 @@ LoadResult measure_load(const LoadOptions& options) {
                            {"temperature", options.temperature},
                            {"seed", i},
                            {"stream", true},
+                           {"stream_options", {{"include_usage", true}}},
                            {"ignore_eos", true}};
     if (!options.model_name.empty()) body["model"] = options.model_name;
     clients.emplace_back([&options, &outcome = outcomes[i], text = body.dump()] {

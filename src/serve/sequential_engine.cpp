@@ -1,8 +1,6 @@
 #include "serve/sequential_engine.h"
 
-#include <algorithm>
-#include <cmath>
-
+#include "serve/step_outputs.h"
 #include "wgpt/decoder.h"
 
 namespace wgpt::serve {
@@ -20,23 +18,6 @@ struct SequentialEngine::Slot {
     return decoder && cache.length() > 0 && input.ids.size() == 1;
   }
 };
-
-namespace {
-
-// The chosen token's log-probability and the most likely tokens under softmax(logits), from one
-// pass for the softmax's normaliser.
-void describe(std::span<const float> logits, const StepReport& report, StepOutput& output) {
-  const float largest = *std::max_element(logits.begin(), logits.end());
-  double normaliser = 0;
-  for (float logit : logits) normaliser += std::exp(static_cast<double>(logit) - largest);
-  if (report.logprob) {
-    output.logprob = static_cast<float>(static_cast<double>(logits[output.token]) - largest -
-                                        std::log(normaliser));
-  }
-  if (report.top > 0) output.top = model::top_tokens(logits, report.top, largest, normaliser);
-}
-
-}  // namespace
 
 SequentialEngine::SequentialEngine(const model::Model& model, size_t slots) : model_(model) {
   if (slots == 0) throw Error("the server needs at least one slot: --parallel must be 1 or more");
@@ -83,21 +64,9 @@ StepOutput SequentialEngine::step_one(Slot& slot, const StepInput& input) const 
 
 std::vector<float> SequentialEngine::logits_of(Slot& slot, const StepInput& input,
                                                StepOutput& output) const {
-  if (!input.report.attention) {
-    if (slot.decodes(input)) return slot.decoder->step_logits(input.ids[0]);
-    return model_.forward(input.ids, slot.cache, {.all_logits = false}).logits.to_floats();
-  }
-  model::StepTrace trace = slot.decodes(input)
-                               ? slot.decoder->step_traced(input.ids[0], 0)
-                               : model::trace_step(model_, input.ids, slot.cache, {});
-  output.kv_len = trace.kv_len;
-  for (size_t layer = 0; layer < model_.config().n_layer; ++layer) {
-    for (size_t head = 0; head < trace.n_head; ++head) {
-      const std::span<const float> row = trace.newest_attention(layer, head);
-      output.attention.insert(output.attention.end(), row.begin(), row.end());
-    }
-  }
-  return std::move(trace.logits);
+  if (!slot.decodes(input)) return forward_logits(model_, slot.cache, input, output);
+  if (!input.report.attention) return slot.decoder->step_logits(input.ids[0]);
+  return take_trace(model_.config(), slot.decoder->step_traced(input.ids[0], 0), output);
 }
 
 }  // namespace wgpt::serve

@@ -19,6 +19,7 @@ class SequentialEngine final : public StepEngine {
   ~SequentialEngine() override;
 
   size_t slots() const override { return slots_.size(); }
+  std::string_view name() const override { return "sequential"; }
   void begin(size_t slot, const generate::SamplingOptions& sampling) override;
   std::vector<StepOutput> step(std::span<const StepInput> batch) override;
 

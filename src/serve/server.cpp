@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "serve/api_key.h"
+#include "serve/engine_choice.h"
 #include "serve/handlers.h"
 #include "serve/http_answer.h"
 #include "wgpt/serve.h"
@@ -95,8 +96,8 @@ ServerState::ServerState(const model::Model& model, const tokenizer::Tokenizer& 
       served{opts.model_name, tokenizer, model.config().n_ctx, tokenizer.vocab_size()},
       options(std::move(opts)),
       started_unix_seconds(unix_seconds()),
-      engine(model, options.parallel),
-      scheduler(engine, tokenizer, model.config().eos_token_id, metrics, options.queue) {}
+      engine(make_step_engine(model, options.parallel, options.engine)),
+      scheduler(*engine, tokenizer, model.config().eos_token_id, metrics, options.queue) {}
 
 struct Server::Impl {
   Impl(const model::Model& model, const tokenizer::Tokenizer& tokenizer, ServerOptions options)
@@ -164,6 +165,8 @@ int Server::bind() {
   impl_->bound = true;
   return port;
 }
+
+std::string Server::engine_name() const { return std::string(impl_->state.engine->name()); }
 
 void Server::run() {
   // A client that has gone makes a write raise SIGPIPE, which would end the process.

@@ -5,11 +5,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 
 #include "serve/generation_request.h"
 #include "serve/metrics.h"
 #include "serve/scheduler.h"
-#include "serve/sequential_engine.h"
+#include "serve/step_engine.h"
 #include "wgpt/serve.h"
 
 namespace wgpt::serve {
@@ -23,7 +24,7 @@ struct ServerState {
   ServerOptions options;
   int64_t started_unix_seconds;
   Metrics metrics;
-  SequentialEngine engine;
+  std::unique_ptr<StepEngine> engine;
   Scheduler scheduler;
   std::atomic<bool> shutting_down = false;
 };

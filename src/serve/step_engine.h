@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "wgpt/generate.h"
@@ -43,6 +44,8 @@ class StepEngine {
   virtual ~StepEngine() = default;
   // How many sequences can be in flight at once: each slot owns a KV cache.
   virtual size_t slots() const = 0;
+  // "batched" or "sequential": what `wgpt serve` says it runs (`--engine auto` chooses one).
+  virtual std::string_view name() const = 0;
   // A sequence takes `slot`: its cache starts empty and it samples with `sampling` from its seed.
   virtual void begin(size_t slot, const generate::SamplingOptions& sampling) = 0;
   // Runs every input's ids at its slot's next positions and chooses each slot's next token; one

@@ -13,8 +13,6 @@ std::string to_string(const Shape& shape) {
   return text + "]";
 }
 
-const char* to_string(DType dtype) { return dtype == DType::f32 ? "f32" : "u32"; }
-
 const char* to_string(Device device) { return device == Device::cpu ? "cpu" : "gpu"; }
 
 size_t numel(const Shape& shape) {

@@ -5,10 +5,12 @@
 #include <optional>
 #include <utility>
 
+#include "tensor/packing.h"
+
 namespace wgpt {
 namespace {
 
-constexpr size_t kElementBytes = 4;  // f32 and u32 alike
+constexpr size_t kElementBytes = 4;  // f32 and u32 alike; packed dtypes: storage_bytes
 
 void require(bool condition, const std::string& message) {
   if (!condition) throw Error("Tensor: " + message);
@@ -38,6 +40,33 @@ Tensor Tensor::from_u32(std::vector<uint32_t> values, Shape shape) {
   return t;
 }
 
+Tensor Tensor::from_floats(std::vector<float> values, Shape shape, DType dtype) {
+  if (dtype == DType::f32) return from_floats(std::move(values), std::move(shape));
+  require(is_packed(dtype), std::string("floats cannot be stored as ") + to_string(dtype));
+  require(values.size() == wgpt::numel(shape),
+          std::to_string(values.size()) + " floats do not fill shape " + to_string(shape));
+  return from_words(packing::pack(values, dtype), std::move(shape), dtype);
+}
+
+Tensor Tensor::from_words(std::vector<uint32_t> words, Shape shape, DType dtype) {
+  require(is_packed(dtype),
+          std::string("from_words needs a packed dtype, not ") + to_string(dtype));
+  require(
+      words.size() * 4 == storage_bytes(dtype, wgpt::numel(shape)),
+      std::to_string(words.size()) + " words do not hold " + to_string(dtype) + to_string(shape));
+  Tensor t;
+  t.shape_ = std::move(shape);
+  t.dtype_ = dtype;
+  t.host_f32_.reset();
+  t.host_u32_ = std::make_shared<std::vector<uint32_t>>(std::move(words));
+  return t;
+}
+
+Tensor Tensor::from_q4(const io::Q4Data& q4, size_t first, Shape shape) {
+  std::vector<uint32_t> words = packing::pack_q4(q4, first, wgpt::numel(shape));
+  return from_words(std::move(words), std::move(shape), DType::q4);
+}
+
 Tensor Tensor::zeros(Shape shape, DType dtype) {
   size_t n = wgpt::numel(shape);
   if (dtype == DType::u32) return from_u32(std::vector<uint32_t>(n, 0), std::move(shape));
@@ -50,7 +79,8 @@ Tensor Tensor::empty_gpu(std::shared_ptr<gpu::Context> context, Shape shape, DTy
   t.host_f32_.reset();
   t.dtype_ = dtype;
   // A zero-element tensor still gets a (minimal) buffer, so every GPU tensor has storage.
-  t.buffer_ = context->create_storage(std::max<size_t>(1, wgpt::numel(shape)) * kElementBytes);
+  t.buffer_ =
+      context->create_storage(std::max<size_t>(4, storage_bytes(dtype, wgpt::numel(shape))));
   t.shape_ = std::move(shape);
   t.context_ = std::move(context);
   return t;
@@ -72,6 +102,11 @@ Tensor Tensor::view(size_t element_offset, Shape shape) const {
   require(element_offset + wgpt::numel(shape) <= numel(),
           "view of " + to_string(shape) + " at element " + std::to_string(element_offset) +
               " does not fit in " + describe());
+  const size_t granule = dtype_ == DType::q4 ? kQ4Block : is_packed(dtype_) ? 2 : 1;
+  require((offset_ + element_offset) % granule == 0,
+          std::string("a view of ") + to_string(dtype_) + " must start at a multiple of " +
+              std::to_string(granule) + " elements, not " +
+              std::to_string(offset_ + element_offset));
   Tensor t = *this;
   t.offset_ = offset_ + element_offset;
   t.shape_ = std::move(shape);
@@ -108,8 +143,9 @@ Tensor Tensor::to_gpu(const std::shared_ptr<gpu::Context>& context) const {
   t.shape_ = shape_;
   t.context_ = context;
   const void* first = dtype_ == DType::f32 ? static_cast<const void*>(floats().data())
+                      : is_packed(dtype_)  ? static_cast<const void*>(words().data())
                                            : static_cast<const void*>(u32s().data());
-  size_t bytes = numel() * kElementBytes;
+  size_t bytes = byte_size();
   if (bytes == 0) {
     t.buffer_ = context->create_storage(kElementBytes);
   } else {
@@ -122,6 +158,11 @@ namespace {
 
 Tensor tensor_from_bytes(const std::vector<std::byte>& bytes, DType dtype, const Shape& shape) {
   size_t n = bytes.size() / kElementBytes;
+  if (is_packed(dtype)) {
+    std::vector<uint32_t> words(n);
+    std::memcpy(words.data(), bytes.data(), n * kElementBytes);
+    return Tensor::from_words(std::move(words), shape, dtype);
+  }
   if (dtype == DType::u32) {
     std::vector<uint32_t> values(n);
     std::memcpy(values.data(), bytes.data(), n * kElementBytes);
@@ -137,7 +178,7 @@ Tensor tensor_from_bytes(const std::vector<std::byte>& bytes, DType dtype, const
 Tensor Tensor::to_cpu() const {
   if (!is_gpu()) return *this;
   if (numel() == 0) return zeros(shape_, dtype_);
-  auto bytes = context_->readback(buffer_, offset_ * kElementBytes, numel() * kElementBytes);
+  auto bytes = context_->readback(buffer_, byte_offset(), byte_size());
   return tensor_from_bytes(bytes, dtype_, shape_);
 }
 
@@ -146,7 +187,7 @@ void Tensor::to_cpu_async(std::function<void(Result<Tensor>)> done) const {
     done(to_cpu());
     return;
   }
-  context_->readback_async(buffer_, offset_ * kElementBytes, numel() * kElementBytes,
+  context_->readback_async(buffer_, byte_offset(), byte_size(),
                            [dtype = dtype_, shape = shape_,
                             done = std::move(done)](Result<std::vector<std::byte>> bytes) {
                              if (!bytes.ok()) {
@@ -159,6 +200,10 @@ void Tensor::to_cpu_async(std::function<void(Result<Tensor>)> done) const {
 
 std::vector<float> Tensor::to_floats() const {
   Tensor host = to_cpu();
+  if (is_packed(dtype_)) {
+    // Views start where a word (f16, bf16) or a block (q4) does: words() starts at element 0.
+    return packing::unpack(host.words(), 0, numel(), dtype_);
+  }
   auto values = host.floats();
   return {values.begin(), values.end()};
 }
@@ -178,6 +223,17 @@ std::span<uint32_t> Tensor::u32s() const {
   require(!is_gpu() && dtype_ == DType::u32, "u32s() needs a u32 CPU tensor, not " + describe());
   return std::span(*host_u32_).subspan(offset_, numel());
 }
+
+std::span<const uint32_t> Tensor::words() const {
+  require(!is_gpu() && is_packed(dtype_),
+          "words() needs a packed (f16, bf16, q4) CPU tensor, not " + describe());
+  const size_t first = packing::word_of(dtype_, offset_);
+  return std::span(*host_u32_).subspan(first, byte_size() / kElementBytes);
+}
+
+size_t Tensor::byte_offset() const { return storage_bytes(dtype_, offset_); }
+
+gpu::BufferRange Tensor::range() const { return {buffer(), byte_offset(), byte_size()}; }
 
 const gpu::Buffer& Tensor::buffer() const {
   require(is_gpu(), "buffer() needs a GPU tensor, not " + describe());

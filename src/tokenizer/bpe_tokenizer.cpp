@@ -46,12 +46,12 @@ struct BpeTokenizer::Impl {
   mutable std::mutex cache_mutex;
   mutable std::unordered_map<std::string, std::vector<uint32_t>> cache;
 
-  Impl(const BpeVocabulary& vocabulary, TokenizerOptions options);
+  Impl(const Vocabulary& vocabulary, TokenizerOptions options);
   void encode_piece(std::string_view piece, std::vector<uint32_t>& out) const;
   void encode_ordinary(std::string_view text, std::vector<uint32_t>& out) const;
 };
 
-BpeTokenizer::Impl::Impl(const BpeVocabulary& vocabulary, TokenizerOptions options) {
+BpeTokenizer::Impl::Impl(const Vocabulary& vocabulary, TokenizerOptions options) {
   std::unordered_map<std::string_view, uint32_t> ids;
   for (uint32_t id = 0; id < vocabulary.tokens.size(); ++id) {
     ids.emplace(vocabulary.tokens[id], id);
@@ -114,17 +114,24 @@ void BpeTokenizer::Impl::encode_ordinary(std::string_view text, std::vector<uint
 BpeTokenizer::BpeTokenizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 BpeTokenizer::~BpeTokenizer() = default;
 
+std::unique_ptr<BpeTokenizer> BpeTokenizer::from_vocabulary(const Vocabulary& vocabulary,
+                                                            TokenizerOptions options) {
+  if (vocabulary.kind != Vocabulary::Kind::bpe || vocabulary.tokens.empty()) {
+    throw Error("a BPE tokenizer needs a non-empty BPE vocabulary");
+  }
+  return std::unique_ptr<BpeTokenizer>(
+      new BpeTokenizer(std::make_unique<Impl>(vocabulary, options)));
+}
+
 std::unique_ptr<BpeTokenizer> BpeTokenizer::from_vocab_and_merges(std::string_view vocab_json,
                                                                   std::string_view merges_txt,
                                                                   TokenizerOptions options) {
-  return std::unique_ptr<BpeTokenizer>(new BpeTokenizer(
-      std::make_unique<Impl>(parse_vocab_and_merges(vocab_json, merges_txt), options)));
+  return from_vocabulary(parse_vocab_and_merges(vocab_json, merges_txt), options);
 }
 
 std::unique_ptr<BpeTokenizer> BpeTokenizer::from_tokenizer_json(std::string_view tokenizer_json,
                                                                 TokenizerOptions options) {
-  return std::unique_ptr<BpeTokenizer>(
-      new BpeTokenizer(std::make_unique<Impl>(parse_tokenizer_json(tokenizer_json), options)));
+  return from_vocabulary(parse_tokenizer_json(tokenizer_json), options);
 }
 
 std::unique_ptr<BpeTokenizer> BpeTokenizer::from_files(const std::filesystem::path& vocab_json,

@@ -65,10 +65,18 @@ std::pair<std::string, std::string> split_merge(std::string_view line, size_t li
   return {std::string(line.substr(0, space)), std::string(line.substr(space + 1))};
 }
 
+// A BPE without merges splits every word into single bytes: text that encodes, but not as the
+// model was trained. An empty merges.txt is a broken download, not a tokenizer.
+void require_merges(const Vocabulary& vocabulary, const char* what) {
+  if (vocabulary.merges.empty()) {
+    throw Error(std::string(what) + " holds no merges: a BPE tokenizer needs its merge rules");
+  }
+}
+
 }  // namespace
 
-BpeVocabulary parse_vocab_and_merges(std::string_view vocab_json, std::string_view merges_txt) {
-  BpeVocabulary vocabulary;
+Vocabulary parse_vocab_and_merges(std::string_view vocab_json, std::string_view merges_txt) {
+  Vocabulary vocabulary;
   vocabulary.tokens =
       parse_vocab(parse_json(vocab_json, "vocab.json"), json::array(), "vocab.json");
   size_t line_number = 0;
@@ -81,10 +89,11 @@ BpeVocabulary parse_vocab_and_merges(std::string_view vocab_json, std::string_vi
     if (line.empty() || (line_number == 1 && line.starts_with("#version"))) continue;
     vocabulary.merges.push_back(split_merge(line, line_number, "merges.txt"));
   }
+  require_merges(vocabulary, "merges.txt");
   return vocabulary;
 }
 
-BpeVocabulary parse_tokenizer_json(std::string_view tokenizer_json) {
+Vocabulary parse_tokenizer_json(std::string_view tokenizer_json) {
   const char* what = "tokenizer.json";
   const json root = parse_json(tokenizer_json, what);
   if (!root.is_object() || !root.contains("model") || !root["model"].is_object()) {
@@ -100,7 +109,7 @@ BpeVocabulary parse_tokenizer_json(std::string_view tokenizer_json) {
   const json added = root.contains("added_tokens") && root["added_tokens"].is_array()
                          ? root["added_tokens"]
                          : json::array();
-  BpeVocabulary vocabulary;
+  Vocabulary vocabulary;
   vocabulary.tokens = parse_vocab(model["vocab"], added, what);
   size_t index = 0;
   for (const json& merge : model["merges"]) {
@@ -116,6 +125,7 @@ BpeVocabulary parse_tokenizer_json(std::string_view tokenizer_json) {
                   " is neither \"a b\" nor [a, b]");
     }
   }
+  require_merges(vocabulary, "tokenizer.json");
   return vocabulary;
 }
 

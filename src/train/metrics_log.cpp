@@ -1,17 +1,23 @@
 #include "train/metrics_log.h"
 
-#include <fstream>
 #include <sstream>
 
-#include "wgpt/error.h"
+#include "wgpt/io.h"
 
 namespace wgpt::train {
+namespace {
+
+// A line per step: a million steps are about 150 MB.
+constexpr uint64_t kMaxLogBytes = uint64_t{1} << 30;
+
+}  // namespace
 
 MetricsLog::MetricsLog(std::filesystem::path path, std::optional<size_t> resume_step)
     : path_(std::move(path)) {
   std::vector<nlohmann::json> kept;
-  if (resume_step) {
-    std::ifstream in(path_);
+  std::error_code error;
+  if (resume_step && std::filesystem::exists(path_, error)) {
+    std::istringstream in(io::read_file(path_, kMaxLogBytes, "a metrics log"));
     for (std::string text; std::getline(in, text);) {
       nlohmann::json line = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
       if (line.is_object() && line.contains("step") && line["step"].is_number_unsigned() &&
@@ -20,18 +26,16 @@ MetricsLog::MetricsLog(std::filesystem::path path, std::optional<size_t> resume_
       }
     }
   }
-  std::ofstream out(path_, std::ios::trunc);
-  if (!out) throw Error("cannot write " + path_.string());
+  std::string text;
   for (const nlohmann::json& line : kept) {
-    out << line.dump() << '\n';
+    text += line.dump() + '\n';
     remember(line);
   }
+  io::write_file_atomically(path_, text);
 }
 
 void MetricsLog::append(const nlohmann::json& line) {
-  std::ofstream out(path_, std::ios::app);
-  out << line.dump() << '\n';
-  if (!out) throw Error("cannot append to " + path_.string());
+  io::append_to_file(path_, line.dump() + '\n');
   remember(line);
 }
 

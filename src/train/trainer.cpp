@@ -63,6 +63,7 @@ class Loop {
         data_(data),
         o_(options),
         cb_(callbacks),
+        lock_(created(options.out_dir)),
         params_(parameters(model)),
         optimizer_(params_, options.adamw),
         state_(start_state()),
@@ -134,8 +135,21 @@ class Loop {
   }
 
  private:
+  static const std::filesystem::path& created(const std::filesystem::path& dir) {
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    if (!std::filesystem::is_directory(dir, error)) {
+      throw Error("cannot train into " + dir.string() + ": it is not a directory");
+    }
+    return dir;
+  }
+
+  // With the directory claimed (lock_): first what a killed run left, then the checkpoint.
   TrainState start_state() {
-    std::filesystem::create_directories(o_.out_dir);
+    if (const size_t removed = io::tidy_directory(o_.out_dir)) {
+      note("removed " + std::to_string(removed) + " temporary file(s) a killed run left in " +
+           o_.out_dir.string());
+    }
     if (!o_.resume) return {0, o_.seed, 0};
     TrainState state = load_train_state(o_.out_dir, model_, optimizer_);
     saved_step_ = state.step;
@@ -156,16 +170,15 @@ class Loop {
     return loss;
   }
 
-  // Model files first, the resumable state last: each file is atomic, and resuming needs only
-  // train_state.safetensors, so a kill between files leaves a loadable model and a whole state.
+  // One update: a reader (or a resumed run) finds every file of one step, whatever moment a
+  // kill or a full disk interrupts the writing.
   void checkpoint() {
-    model_.save(o_.out_dir);
-    for (const auto& [name, content] : o_.model_files) {
-      io::write_file_atomically(o_.out_dir / name, content);
-    }
-    io::write_file_atomically(o_.out_dir / "loss.svg",
-                              loss_curve_svg(log_.train_losses(), log_.validation_losses()));
-    save_train_state(o_.out_dir, model_, optimizer_, state_);
+    io::DirectoryUpdate update(o_.out_dir);
+    model_.save(update);
+    for (const auto& [name, content] : o_.model_files) update.add_text(name, content);
+    update.add_text("loss.svg", loss_curve_svg(log_.train_losses(), log_.validation_losses()));
+    save_train_state(update, model_, optimizer_, state_);
+    update.commit();
     saved_step_ = state_.step;
     note("checkpoint: step " + std::to_string(state_.step) + " in " + o_.out_dir.string());
   }
@@ -174,6 +187,7 @@ class Loop {
   const TokenSplit& data_;
   const TrainOptions& o_;
   const TrainCallbacks& cb_;
+  io::OutputLock lock_;
   std::vector<Parameter> params_;
   AdamW optimizer_;
   std::optional<size_t> saved_step_;

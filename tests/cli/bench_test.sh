@@ -22,7 +22,8 @@ grep -q "score100 top 5: repetition 1/1" "$scratch/err" || fail "no scoring prog
 # Value lists and csv: one row per size, the same columns as json.
 "$wgpt" bench -m "$char" -p 4,8 -n 2,3 --gen-prompt 4 -r 1 -o csv >"$scratch/bench.csv" 2>"$scratch/err" ||
   fail "bench -o csv failed: $(cat "$scratch/err")"
-head -1 "$scratch/bench.csv" | grep -q '^model,params,backend,adapter,test,tokens,' || fail "csv header: $(head -1 "$scratch/bench.csv")"
+head -1 "$scratch/bench.csv" | grep -q '^model,params,weights,weight_bytes,backend,adapter,test,tokens,' ||
+  fail "csv header: $(head -1 "$scratch/bench.csv")"
 [ "$(grep -oE '"(pp|tg)[0-9]+[^"]*"' "$scratch/bench.csv" | paste -sd' ')" = '"pp4 mixed" "pp8 mixed" "tg2" "tg3"' ] &&
   [ "$(wc -l <"$scratch/bench.csv")" -eq 5 ] ||
   fail "csv rows: $(cat "$scratch/bench.csv")"
@@ -59,6 +60,13 @@ else
   grep -q "agrees at 16 of 16 positions" <<<"$parity" || fail "parity: $parity"
   [ -n "$band" ] || fail "no loss band in: $(cat "$scratch/both.md")"
 fi
+# The batched decode step against one sequence at a time: a row per count, with both timings.
+"$wgpt" bench -m "$char" -p 0 -n 0 --gen-prompt 4 --batch-decode 1,3 --batch-decode-steps 2 \
+  >"$scratch/batched.md" 2>"$scratch/err" || fail "bench --batch-decode failed: $(cat "$scratch/err")"
+[ "$(grep -cE '^\| [13] \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+× \|$' "$scratch/batched.md")" -eq 2 ] ||
+  fail "no row per --batch-decode count in: $(cat "$scratch/batched.md")"
+expect_error "batch past the context" "within the model's context" "$wgpt" bench -m "$char" -p 0 -n 0 \
+  --gen-prompt 60 --batch-decode 2
 
 expect_error "unknown sampling key" "cannot read 'top-q=3'" "$wgpt" bench -m "$char" -p 0 -n 4 -r 1 --sampling top-q=3
 expect_error "bad sampling value" "'x' is not a value for temp" "$wgpt" bench -m "$char" -p 0 -n 4 -r 1 --sampling temp=x

@@ -8,19 +8,23 @@ trap 'rm -rf "$scratch"' EXIT
 
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-# expect_error "what" "message fragment" command...: exits 1 (not a crash) and says the fragment.
-expect_error() {
-  local what=$1 fragment=$2
-  shift 2
+# expect_status STATUS "what" "message fragment" command...: exits with STATUS (not a crash) and
+# says the fragment.
+expect_status() {
+  local expected=$1 what=$2 fragment=$3
+  shift 3
   local output status
   output=$("$@" 2>&1)
   status=$?
-  if [ "$status" -ne 1 ]; then
-    fail "$what: exit status $status, expected 1"
+  if [ "$status" -ne "$expected" ]; then
+    fail "$what: exit status $status, expected $expected"
   elif ! grep -qF -- "$fragment" <<<"$output"; then
     fail "$what: message lacks '$fragment': $output"
   fi
 }
+# A command that fails exits 1; a wrong command line exits 2.
+expect_error() { expect_status 1 "$@"; }
+expect_usage_error() { expect_status 2 "$@"; }
 
 finish() {
   if [ "$failures" -ne 0 ]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A newcomer's command line: prompts from standard input and files, stop strings, context shift
-# past the context, -o - for standard output, and which backend `auto` takes.
+# past the context, -o - for standard output, which backend `auto` takes, and --version.
 source "$(dirname "$0")/cli_support.sh"
 char=$root/tests/fixtures/hf/char-tiny
 prompt_ids() { grep -o '"prompt_ids":\[[0-9,]*\]' <<<"$1"; }
@@ -101,4 +101,10 @@ fi
 grep -q "^backend:" "$scratch/err" && fail "--backend gpu announced a choice it did not make"
 "$wgpt" info --adapter auto >/dev/null 2>&1 || fail "info --adapter auto failed"
 expect_error "unknown adapter" "unknown WebGPU backend 'glide'" "$wgpt" generate -m "$char" -p "a" --adapter glide
+
+# --version: the version, the commit this binary was built from, and the WebGPU library.
+"$wgpt" --version >"$scratch/version" || fail "--version failed"
+grep -q "^wgpt [0-9]*\.[0-9]*\.[0-9]*$" "$scratch/version" || fail "--version: $(cat "$scratch/version")"
+grep -q "^commit: [0-9a-f]\{7,\}" "$scratch/version" || fail "--version names no commit: $(cat "$scratch/version")"
+grep -q "^webgpu: ." "$scratch/version" || fail "--version names no WebGPU library"
 finish

@@ -93,6 +93,23 @@ expect_error "prompt over n_ctx" "more than the model's context of 64" \
   "$wgpt" trace -m "$char" -p "$(printf 'a%.0s' {1..70})" -o "$scratch/x.ndjson"
 expect_error "unwritable output" "cannot write" "$wgpt" trace -m "$char" -p "ROMEO:" -o "$scratch/none/x.ndjson"
 expect_error "unwritable page" "cannot write" "$wgpt" trace -m "$char" -p "ROMEO:" --html "$scratch/none/x.html"
-expect_error "bad temperature" "temperature -0.5 is not a finite number >= 0" \
+expect_usage_error "bad temperature" "--temp: '-0.5' is not a number in [0, inf]" \
   "$wgpt" trace -m "$char" -p "ROMEO:" --temp -0.5 -o "$scratch/x.ndjson"
+
+# A failing run never touches an existing output: the trace is written beside it and only renamed
+# over it at the end (an invalid option used to truncate it first).
+for output in "-o $scratch/kept.ndjson" "--format safetensors -o $scratch/kept.safetensors" \
+              "--html $scratch/kept.html"; do
+  target=${output##* }
+  echo "precious" >"$target"
+  for bad in "--temp -0.5" "--top-p 2" "-n -1" "--top-k -1"; do
+    # shellcheck disable=SC2086
+    "$wgpt" trace -m "$char" -p "ROMEO:" -n 2 --backend cpu $bad $output >/dev/null 2>&1
+    [ "$(cat "$target")" = "precious" ] || fail "trace $bad $output changed the existing output"
+  done
+  # shellcheck disable=SC2086
+  "$wgpt" trace -m "$char" -p "ROMEO é" -n 2 --backend cpu $output >/dev/null 2>&1
+  [ "$(cat "$target")" = "precious" ] || fail "a prompt outside the vocabulary changed $target"
+  compgen -G "$scratch/kept.*.tmp.*" >/dev/null && fail "a failed trace left a temporary file"
+done
 finish

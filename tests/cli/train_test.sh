@@ -98,6 +98,7 @@ else
     --steps $((saved + 1)) --eval-windows 2 --backend cpu --resume --out "$out" \
     2>"$scratch/killed.log" ||
     fail "cannot resume after a kill during a checkpoint write: $(tail -2 "$scratch/killed.log")"
+  compgen -G "$out/*.tmp.*" >/dev/null && fail "the next run did not remove the killed run's temporaries"
 fi
 
 # ---- a non-finite loss stops the run and keeps the last good checkpoint
@@ -124,11 +125,11 @@ grep -q '"dropout": 0.1,' "$scratch/q4/metrics.json" || fail "metrics.json does 
 
 # ---- bad input
 echo "too short" >"$scratch/short.txt"
-expect_error "missing data" "cannot read the training text" \
+expect_error "missing data" "cannot read $scratch/none.txt: no such file" \
   "$wgpt" train --data "$scratch/none.txt" --out "$scratch/o" --backend cpu
 expect_error "data shorter than the context" "too few to hold out" \
   "$wgpt" train --data "$scratch/short.txt" --ctx 16 --backend cpu --out "$scratch/o"
-expect_error "dropout 1" "--dropout must be a probability in [0, 1)" \
+expect_usage_error "dropout 1" "--dropout: '1' is not a number in [0, 1)" \
   "$wgpt" train "${tiny[@]}" --dropout 1 --out "$scratch/o"
 expect_error "resume without a checkpoint" "holds no checkpoint" \
   "$wgpt" train "${tiny[@]}" --resume --out "$scratch/empty"

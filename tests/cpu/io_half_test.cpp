@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "io/half.h"
+#include "wgpt/io.h"
 
 namespace wgpt::io {
 namespace {

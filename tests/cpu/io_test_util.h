@@ -1,6 +1,6 @@
 #pragma once
-// Helpers for the io and tokenizer tests: a scratch folder that cleans up after itself, and whole-
-// file reads and writes.
+// Helpers for the io, tokenizer and model tests: a scratch folder that cleans up after itself,
+// whole-file reads and writes, and the message of an expected error.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -8,9 +8,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <string>
 #include <vector>
+
+#include "wgpt/error.h"
 
 namespace wgpt::test {
 
@@ -35,6 +38,16 @@ class ScratchDir {
  private:
   std::filesystem::path path_;
 };
+
+// The message of the wgpt::Error `body` throws, or "(no error)".
+inline std::string error_message(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
 
 inline std::vector<uint8_t> read_bytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -66,6 +66,35 @@ TEST(OpsKvCache, ValuesUseOnlyTheFirstKvLenRows) {
   EXPECT_THROW(ops::attention_values(probs, Tensor::zeros({2, 3, 2})), Error);
 }
 
+TEST(OpsKvCache, StoreRowsIsKvStoreIntoEachRowsSlot) {
+  // Pools of 3 slots × 2 heads × 5 positions × 2; rows in slots 2 and 0 at positions 4 and 1.
+  const Shape pool_shape = {3, 2, 5, 2}, cache_shape = {2, 5, 2};
+  Tensor keys = Tensor::zeros(pool_shape), values = Tensor::zeros(pool_shape);
+  Tensor qkv = Tensor::from_floats(iota(24, 1), {2, 12});
+  ops::kv_store_rows(qkv, keys, values, Tensor::from_u32({2, 0}, {2}),
+                     Tensor::from_u32({4, 1}, {2}));
+  Tensor expected_keys = Tensor::zeros(pool_shape), expected_values = Tensor::zeros(pool_shape);
+  for (size_t r = 0; r < 2; ++r) {
+    const size_t slot = r == 0 ? 2 : 0, position = r == 0 ? 4 : 1;
+    Tensor k = expected_keys.view(slot * 20, cache_shape),
+           v = expected_values.view(slot * 20, cache_shape);
+    ops::kv_store(qkv.rows(r, 1), k, v, position);
+  }
+  EXPECT_EQ(keys.to_floats(), expected_keys.to_floats());
+  EXPECT_EQ(values.to_floats(), expected_values.to_floats());
+  EXPECT_EQ(keys.to_floats()[(2 * 2 * 5 + 4) * 2], 5.0f);  // row 0's first key value, slot 2 head 0
+  // A slot outside the pools, a position past them, or one slot twice is refused.
+  EXPECT_THROW(ops::kv_store_rows(qkv, keys, values, Tensor::from_u32({3, 0}, {2}),
+                                  Tensor::from_u32({0, 0}, {2})),
+               Error);
+  EXPECT_THROW(ops::kv_store_rows(qkv, keys, values, Tensor::from_u32({1, 0}, {2}),
+                                  Tensor::from_u32({5, 0}, {2})),
+               Error);
+  EXPECT_THROW(ops::kv_store_rows(qkv, keys, values, Tensor::from_u32({1, 1}, {2}),
+                                  Tensor::from_u32({0, 1}, {2})),
+               Error);
+}
+
 TEST(OpsCausalAttention, EqualsTheUnfusedAttention) {
   // A prompt of 5 after 3 cached positions: kv_store's rows equal split_heads + kv_append's, and
   // the fused attention equals scores, causal softmax, values and merged heads.

@@ -24,6 +24,20 @@ TEST(OpsEmbedding, RowChunksGiveTheSameResult) {
             ops::embedding(ids, table, position_table(), 0).to_floats());
 }
 
+TEST(OpsEmbedding, PerRowPositions) {
+  // Row i at positions[i]: a batched decode step's rows, each of its own sequence.
+  Tensor ids = Tensor::from_u32({3, 1, 3}, {3});
+  Tensor positions = Tensor::from_u32({2, 0, 1}, {3});
+  EXPECT_EQ(ops::embedding(ids, {token_table()}, position_table(), positions).to_floats(),
+            (std::vector<float>{203, 2030, 1, 10, 103, 1030}));
+  EXPECT_THROW(
+      ops::embedding(ids, {token_table()}, position_table(), Tensor::from_u32({0, 3, 0}, {3})),
+      Error);  // past wpe
+  EXPECT_THROW(
+      ops::embedding(ids, {token_table()}, position_table(), Tensor::from_u32({0, 1}, {2})),
+      Error);  // one position per id
+}
+
 TEST(OpsEmbedding, RejectsBadInputs) {
   Tensor wte = token_table(), wpe = position_table();
   EXPECT_THROW(ops::embedding(Tensor::from_u32({4}, {1}), wte, wpe, 0), Error);     // id past table

@@ -230,6 +230,63 @@ TEST(OpsMatmul, MixedPrecisionTakesTheTensorCoresWhereTheDeviceHasThem) {
   EXPECT_EQ(kernel({.m = 1, .k = 768, .n = 2304}), GemmKernel::vector);
 }
 
+TEST(OpsMatmul, RowInvariantProductsChooseAsFor64Rows) {
+  // A batched decode step's products (GPT-2 124M's QKV, MLP down and LM head) take the same
+  // kernel and split of k for 1, 5, 64 or 200 rows, on either device: a row's sums then do not
+  // depend on how many rows the step has.
+  for (const gpu::Limits& device : {f32_device(), tensor_device()}) {
+    for (ops::Precision precision : {ops::Precision::f32, ops::Precision::mixed}) {
+      for (ops::detail::Gemm g :
+           {ops::detail::Gemm{.k = 768, .n = 2304}, ops::detail::Gemm{.k = 3072, .n = 768},
+            ops::detail::Gemm{.k = 768, .n = 50257, .trans_b = true}}) {
+        g.precision = precision;
+        g.row_invariant = true;
+        g.m = 64;
+        const ops::detail::GemmChoice fixed = ops::detail::gemm_kernel(g, device);
+        EXPECT_NE(fixed.kernel, ops::detail::GemmKernel::vector);
+        for (size_t m : {1, 5, 200}) {
+          g.m = m;
+          const ops::detail::GemmChoice choice = ops::detail::gemm_kernel(g, device);
+          EXPECT_EQ(choice.kernel, fixed.kernel) << m << " rows, n " << g.n;
+          EXPECT_EQ(choice.splits, fixed.splits) << m << " rows, n " << g.n;
+          EXPECT_EQ(choice.k_per_split, fixed.k_per_split) << m << " rows, n " << g.n;
+        }
+      }
+    }
+  }
+  // Without it, one row takes the matrix-vector kernel.
+  EXPECT_EQ(ops::detail::gemm_kernel({.m = 1, .k = 768, .n = 2304}, f32_device()).kernel,
+            ops::detail::GemmKernel::vector);
+}
+
+TEST(OpsMatmul, PackedWeightsTakeTheF32KernelsDtypeVariantsEvenInMixedPrecision) {
+  using ops::detail::GemmKernel;
+  // The tensor-core kernels read B as f32: a B stored as f16, bf16 or q4 goes to the f32 kernels,
+  // which have a variant for each, with the vec4 reads where B's rows hold whole words of 8.
+  for (DType dtype : {DType::f16, DType::bf16, DType::q4}) {
+    SCOPED_TRACE(to_string(dtype));
+    auto kernel = [&](ops::detail::Gemm g) {
+      g.precision = ops::Precision::mixed;
+      g.b_dtype = dtype;
+      return ops::detail::gemm_kernel(g, tensor_device()).kernel;
+    };
+    EXPECT_EQ(kernel({.m = 1024, .k = 768, .n = 2304}), GemmKernel::wide_vec4);
+    EXPECT_EQ(kernel({.m = 128, .k = 768, .n = 2304}), GemmKernel::tiled);
+    EXPECT_EQ(kernel({.m = 1025, .k = 767, .n = 2304}), GemmKernel::wide);
+    EXPECT_EQ(kernel({.m = 4096, .k = 768, .n = 2300}), GemmKernel::wide);  // rows of 2300: not 8s
+    EXPECT_EQ(kernel({.m = 1, .k = 768, .n = 2304}), GemmKernel::vector);
+  }
+  // Reports name the variant (and the splits of k).
+  EXPECT_EQ(ops::matmul_kernel(tensor_device(), {1, 768}, {768, 2304}, {}, DType::q4),
+            "gemv.q4 (8 splits)");
+  EXPECT_EQ(ops::matmul_kernel(tensor_device(), {8192, 768}, {768, 2304},
+                               {.precision = ops::Precision::mixed}, DType::f16),
+            "matmul_wide_vec4.f16");
+  EXPECT_EQ(ops::matmul_kernel(tensor_device(), {8192, 768}, {768, 2304},
+                               {.precision = ops::Precision::mixed}),
+            "matmul_tensor_vec4");
+}
+
 TEST(OpsMatmul, ProductsWithFewBlocksSplitK) {
   auto choice = [](ops::detail::Gemm g, const gpu::Limits& limits) {
     return ops::detail::gemm_kernel(g, limits);

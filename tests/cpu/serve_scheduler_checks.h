@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "serve/engine_choice.h"
 #include "serve/scheduler.h"
-#include "serve/sequential_engine.h"
 #include "test_support.h"
 #include "wgpt/generate.h"
 #include "wgpt/probe.h"
@@ -28,14 +28,16 @@ using serve::EventChannel;
 using serve::FinishReason;
 using serve::SequenceRequest;
 
+using serve::EngineChoice;
+
 // A model with its step engine and scheduler.
 struct Rig {
-  Rig(std::shared_ptr<gpu::Context> context, size_t slots, size_t queue,
+  Rig(std::shared_ptr<gpu::Context> context, EngineChoice choice, size_t slots, size_t queue,
       std::optional<uint32_t> eos = std::nullopt)
       : model(model::Model::load(dir(), std::move(context))),
         tokenizer(tokenizer::load_tokenizer(dir())),
-        engine(model, slots),
-        scheduler(engine, *tokenizer, eos, metrics, queue) {}
+        engine(serve::make_step_engine(model, slots, choice)),
+        scheduler(*engine, *tokenizer, eos, metrics, queue) {}
 
   static std::filesystem::path dir() { return source_dir() / "tests/fixtures/hf/char-tiny"; }
 
@@ -52,7 +54,7 @@ struct Rig {
   model::Model model;
   std::unique_ptr<tokenizer::Tokenizer> tokenizer;
   serve::Metrics metrics;
-  serve::SequentialEngine engine;
+  std::unique_ptr<serve::StepEngine> engine;
   serve::Scheduler scheduler;
 };
 
@@ -100,8 +102,9 @@ inline Outcome alone(Rig& rig, const SequenceRequest& request) {
   return Outcome(*channel);
 }
 
-inline void expect_tokens_independent_of_the_batch(std::shared_ptr<gpu::Context> context) {
-  Rig rig(std::move(context), 3, 8);
+inline void expect_tokens_independent_of_the_batch(std::shared_ptr<gpu::Context> context,
+                                                   EngineChoice choice = EngineChoice::sequential) {
+  Rig rig(std::move(context), choice, 3, 8);
   const SequenceRequest watched = sampled(rig, "ROMEO:", 11, 14);
   const SequenceRequest watched_greedy = greedy(rig, "KING:", 14);
   const Outcome solo = alone(rig, watched);
@@ -138,8 +141,9 @@ inline void expect_tokens_independent_of_the_batch(std::shared_ptr<gpu::Context>
 
 // A step's reports (log-probability, top tokens, attention) do not change the tokens, and agree
 // with the probe run over the same tokens.
-inline void expect_reports_agree_with_the_probe(std::shared_ptr<gpu::Context> context) {
-  Rig rig(std::move(context), 2, 4);
+inline void expect_reports_agree_with_the_probe(std::shared_ptr<gpu::Context> context,
+                                                EngineChoice choice = EngineChoice::sequential) {
+  Rig rig(std::move(context), choice, 2, 4);
   SequenceRequest plain = greedy(rig, "ROMEO:", 6);
   SequenceRequest reported = plain;
   reported.report = {.logprob = true, .top = 3, .attention = true};
@@ -173,8 +177,9 @@ inline void expect_reports_agree_with_the_probe(std::shared_ptr<gpu::Context> co
   }
 }
 
-inline void expect_cancel_frees_the_slot_at_the_next_tick(std::shared_ptr<gpu::Context> context) {
-  Rig rig(std::move(context), 1, 2);
+inline void expect_cancel_frees_the_slot_at_the_next_tick(
+    std::shared_ptr<gpu::Context> context, EngineChoice choice = EngineChoice::sequential) {
+  Rig rig(std::move(context), choice, 1, 2);
   auto first = rig.submit(sampled(rig, "ROMEO:", 1, 40));
   auto second = rig.submit(sampled(rig, "JULIET:", 2, 40));
   rig.scheduler.tick();
@@ -194,8 +199,9 @@ inline void expect_cancel_frees_the_slot_at_the_next_tick(std::shared_ptr<gpu::C
             std::string::npos);
 }
 
-inline void expect_a_bounded_queue(std::shared_ptr<gpu::Context> context) {
-  Rig rig(std::move(context), 1, 1);
+inline void expect_a_bounded_queue(std::shared_ptr<gpu::Context> context,
+                                   EngineChoice choice = EngineChoice::sequential) {
+  Rig rig(std::move(context), choice, 1, 1);
   auto submit = [&](size_t n) {
     std::vector<SequenceRequest> requests(n, sampled(rig, "ROMEO:", 1, 4));
     return rig.scheduler.submit(std::move(requests), std::make_shared<EventChannel>());
@@ -211,8 +217,9 @@ inline void expect_a_bounded_queue(std::shared_ptr<gpu::Context> context) {
   EXPECT_EQ(submit(1), Admission::accepted);
 }
 
-inline void expect_a_drain(std::shared_ptr<gpu::Context> context) {
-  Rig rig(context, 1, 2);
+inline void expect_a_drain(std::shared_ptr<gpu::Context> context,
+                           EngineChoice choice = EngineChoice::sequential) {
+  Rig rig(context, choice, 1, 2);
   auto running = rig.submit(sampled(rig, "ROMEO:", 1, 5));
   rig.scheduler.tick();
   auto waiting = rig.submit(sampled(rig, "JULIET:", 2, 5));
@@ -227,7 +234,7 @@ inline void expect_a_drain(std::shared_ptr<gpu::Context> context) {
   EXPECT_EQ(finished.ids.size(), 5u);
   EXPECT_EQ(finished.finish, FinishReason::length);
 
-  Rig late(context, 1, 2);
+  Rig late(context, choice, 1, 2);
   auto cut = late.submit(sampled(late, "ROMEO:", 1, 50));
   late.scheduler.tick();
   late.scheduler.drain(serve::Scheduler::Clock::now());  // no grace
@@ -240,8 +247,9 @@ inline void expect_a_drain(std::shared_ptr<gpu::Context> context) {
 
 // Stop sequences cut the text before them, the end-of-text token ends it unseen, max_tokens 0
 // ends at once.
-inline void expect_the_stop_conditions(std::shared_ptr<gpu::Context> context) {
-  Rig rig(context, 2, 4);
+inline void expect_the_stop_conditions(std::shared_ptr<gpu::Context> context,
+                                       EngineChoice choice = EngineChoice::sequential) {
+  Rig rig(context, choice, 2, 4);
   const Outcome full = alone(rig, greedy(rig, "ROMEO:", 24));
   ASSERT_GE(full.text.size(), 12u);
   const std::string stop = full.text.substr(8, 3);
@@ -258,7 +266,7 @@ inline void expect_the_stop_conditions(std::shared_ptr<gpu::Context> context) {
   EXPECT_EQ(empty.finish, FinishReason::length);
 
   const uint32_t eos = full.ids[5];
-  Rig with_eos(context, 1, 1, eos);
+  Rig with_eos(context, choice, 1, 1, eos);
   const Outcome ended = alone(with_eos, greedy(with_eos, "ROMEO:", 24));
   const size_t at =
       static_cast<size_t>(std::find(full.ids.begin(), full.ids.end(), eos) - full.ids.begin());

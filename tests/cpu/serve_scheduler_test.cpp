@@ -20,6 +20,7 @@ TEST(ServeScheduler, StopConditions) { expect_the_stop_conditions(nullptr); }
 class FailingEngine final : public serve::StepEngine {
  public:
   size_t slots() const override { return 2; }
+  std::string_view name() const override { return "failing"; }
   void begin(size_t, const generate::SamplingOptions&) override {}
   std::vector<serve::StepOutput> step(std::span<const serve::StepInput>) override {
     throw Error("the device was lost");

@@ -1,6 +1,7 @@
 // GPT-2 byte-level BPE against HF tokenizers' encodings, plus decoding, options and bad input.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 #include <random>
@@ -208,6 +209,39 @@ TEST(BpeTokenizer, BadFilesNameTheProblem) {
   const auto tiny = BpeTokenizer::from_vocab_and_merges(vocab, "a b\n");
   EXPECT_EQ(tiny->encode("ab"), std::vector<uint32_t>{2});
   EXPECT_THROW(tiny->encode("abc"), Error);
+}
+
+TEST(BpeTokenizer, ATokenizerWithoutMergesIsRefused) {
+  // An empty merges.txt used to load, splitting every word into bytes: text unlike the training's.
+  const std::string vocab = R"({"a": 0, "b": 1, "ab": 2})";
+  expect_load_error(vocab, "", "merges.txt holds no merges");
+  expect_load_error(vocab, "#version: 0.2\n\n\r\n", "merges.txt holds no merges");
+  try {
+    BpeTokenizer::from_tokenizer_json(R"({"model": {"vocab": {"a": 0}, "merges": []}})");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("tokenizer.json holds no merges"), std::string::npos);
+  }
+}
+
+TEST(LoadTokenizer, OnlyADirectoryOfRegularFiles) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("wgpt_tokenizer_files_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "file") << "x";
+  ASSERT_EQ(::mkfifo((dir / "vocab.json").c_str(), 0644), 0);  // would block a reader forever
+  auto message = [](const std::filesystem::path& path) {
+    try {
+      load_tokenizer(path);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_NE(message(dir / "file").find("is not a directory"), std::string::npos);
+  EXPECT_NE(message(dir / "none").find("does not exist"), std::string::npos);
+  EXPECT_NE(message(dir).find("vocab.json: it is not a regular file"), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -43,6 +43,40 @@ TEST(CharTokenizer, UnknownCharacterIsNamedWithItsPosition) {
   EXPECT_THROW(tokenizer->encode("bad \xff"), Error);
 }
 
+TEST(CharTokenizer, UnknownCharactersAreReplacedOrSkippedWhenAsked) {
+  const std::string text = "caf\xc3\xa9 #3!";  // é and # are not in the vocabulary
+  const auto replaced = load_tokenizer(
+      char_model_dir(), {.unknown_characters = UnknownCharacters::replace, .replacement = "?"});
+  EXPECT_EQ(replaced->decode(replaced->encode(text)), "caf? ?3!");
+  const auto by_space = load_tokenizer(
+      char_model_dir(), {.unknown_characters = UnknownCharacters::replace, .replacement = " "});
+  EXPECT_EQ(by_space->decode(by_space->encode(text)), "caf   3!");
+  const auto skipped =
+      load_tokenizer(char_model_dir(), {.unknown_characters = UnknownCharacters::skip});
+  EXPECT_EQ(skipped->decode(skipped->encode(text)), "caf 3!");
+  EXPECT_EQ(skipped->encode("\xc3\xa9#"), std::vector<uint32_t>{});
+  // Known text encodes the same whatever the policy; invalid UTF-8 stays an error.
+  EXPECT_EQ(skipped->encode("ROMEO:"), load_tokenizer(char_model_dir())->encode("ROMEO:"));
+  EXPECT_THROW(skipped->encode("bad \xff"), Error);
+  EXPECT_THROW(replaced->encode("bad \xff"), Error);
+}
+
+TEST(CharTokenizer, AReplacementOutsideTheVocabularyIsAnError) {
+  for (const std::string replacement : {"#", "", "ab", "\xff"}) {
+    try {
+      load_tokenizer(char_model_dir(), {.unknown_characters = UnknownCharacters::replace,
+                                        .replacement = replacement});
+      FAIL() << "replacement '" << replacement << "' accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("not one of the vocabulary's 65 characters"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  // Only `replace` reads the replacement.
+  EXPECT_NO_THROW(load_tokenizer(char_model_dir(), {.replacement = "#"}));
+}
+
 TEST(CharTokenizer, DecodeRejectsIdsOutsideTheVocabulary) {
   const auto tokenizer = load_tokenizer(char_model_dir());
   EXPECT_EQ(tokenizer->decode(std::vector<uint32_t>{64}), "z");

@@ -98,7 +98,7 @@ TEST(GpuContext, CopiesKeepOrderWithDispatchesInOneSubmit) {
   EXPECT_EQ(to_floats(context->readback(c, 4, 16)), (std::vector<float>{2, 4, 6, 8}));
 }
 
-TEST(GpuContext, KernelTimingTimesEachDispatchAlone) {
+TEST(GpuContext, KernelTimingTimesEachDispatch) {
   auto context = test::gpu_context();
   Buffer a = upload_floats(*context, {1, 2, 3, 4});
   Buffer b = context->create_storage(16);
@@ -109,7 +109,8 @@ TEST(GpuContext, KernelTimingTimesEachDispatchAlone) {
     twice_plus(*context, a, b, 4, 0.0f);
     twice_plus(*context, b, a, 4, 1.0f);
   }
-  EXPECT_EQ(context->stats().submits - before.submits, 2u) << "one submit per dispatch";
+  // Timestamps time the dispatches inside the scope's one submit; host timing submits each.
+  EXPECT_EQ(context->stats().submits - before.submits, context->kernel_timings_exact() ? 1u : 2u);
   context->time_kernels(false);
   twice_plus(*context, a, b, 4, 0.0f);  // not timed
   const std::vector<KernelTiming> rows = context->kernel_timings();

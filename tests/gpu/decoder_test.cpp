@@ -55,7 +55,7 @@ void expect_decoder_equals_forward(const Model& model, const std::vector<uint32_
   model.forward(prompt, fast, {.all_logits = false});
   std::vector<float> expected =
       model.forward(prompt, reference, {.all_logits = false}).logits.to_floats();
-  Decoder decoder(model, fast, layout);
+  Decoder decoder(model, fast, {.layout = layout});
   for (int step = 0; step < 6; ++step) {
     const uint32_t token = argmax(expected);
     const std::vector<float> logits = decoder.step_logits(token);
@@ -195,7 +195,7 @@ TEST(Decoder, WideModelsAndLongContextsEqualTheGeneralForward) {
     KvCache fast = model.new_cache(), reference = model.new_cache();
     model.forward(prompt, fast, {.all_logits = false});
     StepTrace expected = trace_step(model, prompt, reference, {});
-    Decoder decoder(model, fast, layout);
+    Decoder decoder(model, fast, {.layout = layout});
     for (int step = 0; step < 3; ++step) {
       SCOPED_TRACE("step " + std::to_string(step));
       const uint32_t token = argmax(expected.logits);

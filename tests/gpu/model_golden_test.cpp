@@ -23,10 +23,11 @@ TEST(ModelGoldenGpu, CharTinyModelWithHubNamesAndMaskBuffers) {
 
 TEST(ModelGoldenGpu, CouncilExpert0FromFzm) {
   const auto shared = shared_fixtures();
-  if (!shared) GTEST_SKIP() << "../shared/fixtures is absent: the council models belong to another project";
+  if (!shared)
+    GTEST_SKIP() << "../shared/fixtures is absent: the council models belong to another project";
   const auto council = *shared / "forge-council";
-  auto model = model::Model::from_tensors(model::Config::load(council),
-                                          io::load_fzm(council / "expert0.fzm"), test::gpu_context());
+  auto model = model::Model::from_tensors(
+      model::Config::load(council), io::load_fzm(council / "expert0.fzm"), test::gpu_context());
   expect_matches_golden(model, council / "expert0.golden.safetensors");
 }
 

@@ -232,6 +232,29 @@ TEST(GpuMatmulChunks, TransposedChunksMatchCpu) {
   }
 }
 
+TEST(GpuMatmulRowInvariant, ARowIsTheSameAloneAndAmongOthers) {
+  // Row 2 of a 37-row product with bias and GELU, and of the chunked LM head, is bit for bit the
+  // same row computed alone; and both match the CPU.
+  auto context = test::gpu_context();
+  const size_t m = 37, k = 300, n = 131;
+  Tensor x = Tensor::from_floats(test::random_floats(m * k, 3), {m, k});
+  Tensor w = Tensor::from_floats(test::random_floats(k * n, 4), {k, n});
+  Tensor bias = Tensor::from_floats(test::random_floats(n, 5), {n});
+  const ops::MatmulOptions options{.bias = bias, .gelu = true, .row_invariant = true};
+  ops::MatmulOptions gpu_options = options;
+  gpu_options.bias = bias.to_gpu(context);
+  Tensor all = ops::matmul(x.to_gpu(context), w.to_gpu(context), gpu_options);
+  Tensor one = ops::matmul(x.rows(2, 1).to_gpu(context), w.to_gpu(context), gpu_options);
+  EXPECT_TRUE(test::all_close(one, all.rows(2, 1), 0.0f, 0.0f));
+  EXPECT_TRUE(test::all_close(all, ops::matmul(x, w, options), tolerance(k), 1e-5f));
+  Tensor table = Tensor::from_floats(test::random_floats(n * k, 6), {n, k});
+  const std::vector<Tensor> chunks = {table.rows(0, 100).to_gpu(context),
+                                      table.rows(100, 31).to_gpu(context)};
+  Tensor head = ops::matmul_transposed_chunks(x.to_gpu(context), chunks, 1.0f, true);
+  Tensor head_one = ops::matmul_transposed_chunks(x.rows(2, 1).to_gpu(context), chunks, 1.0f, true);
+  EXPECT_TRUE(test::all_close(head_one, head.rows(2, 1), 0.0f, 0.0f));
+}
+
 TEST(GpuMatmulViews, MisalignedViewIsCopiedBeforeBinding) {
   // Rows 1..18 of a [19, 3] matrix start 12 bytes in: below any storage offset alignment.
   auto context = test::gpu_context();

@@ -1,70 +1,74 @@
-// Shared by the decode kernels: one row vector times a weight matrix W [K, N] stored row-major as
-// vec4 columns (HF's Conv1D layout), for the single position of a decode step.
+// Shared by the decode kernels: the step's one row vector times a weight matrix W [K, N] in HF's
+// Conv1D layout (row-major), stored as f32, f16, bf16 or q4 and read eight columns at a time
+// (load8_{DTYPE}.wgsl). N is a multiple of 8.
 //
-// A workgroup of 256 threads covers 4·tx consecutive columns: tx threads across the columns (one
-// vec4 each) by 256/tx "slices" down K, each slice summing every (256/tx)-th row; the slices are
-// then added in workgroup memory. Narrow matrices use a small tx so that enough workgroups run.
-// A step reads each weight once and nothing else from memory, so it is bound by how many weight
-// loads are in flight: each thread keeps eight independent rows in flight (eight accumulators),
-// and the input vector is staged in workgroup memory (computed once per workgroup, e.g. a
-// LayerNorm) so the loop issues weight loads only.
-// The includer declares `weight: array<vec4<f32>>` and `fn input_at(k: u32) -> f32`.
+// A workgroup of 256 threads covers 8·tx consecutive columns: tx threads across them (eight
+// columns each) by 256/tx slices down K, slice s summing rows s, s + slices, ...; the slices then
+// meet in slices_sum (reduce_*.wgsl). A step reads each weight once, so a product is bound by how
+// many weight loads are in flight and by the chain of dependent steps around them. So each thread
+// issues the loads of its first eight rows (gemv_prefetch) before anything else — their latency
+// then overlaps the input's preparation — and the rest eight at a time, and the input is staged in
+// workgroup memory (decode_stage.wgsl) so the loop issues weight loads only.
+// The includer declares `weight: array<weight_word>` and `fn stage_input(base: u32, rows: u32)`,
+// which fills staged[0 .. rows) with input rows [base, base + rows) (a LayerNorm, the attention
+// merge, a copy); it is called once per stage of STAGE rows, by every thread.
 
-const GEMV_STAGE: u32 = 2048u;  // input values staged at a time (8 KiB)
+var<private> ahead: array<mat2x4<f32>, 8>;
 
-var<workgroup> gemv_input: array<f32, GEMV_STAGE>;
-var<workgroup> gemv_partial: array<vec4<f32>, 256>;
+// This thread's column group (eight columns) and slice.
+struct GemvRole {
+  column8: u32,
+  slice: u32,
+  slices: u32,
+}
 
-// The dot products for this thread's four columns; valid in threads of slice 0 only.
-// `column4` is the vec4 column index (it may be past the end: those threads only help reduce).
-fn gemv_columns(local: u32, column4: u32, k: u32, n4: u32, tx: u32) -> vec4<f32> {
-  let slices = 256u / tx;
-  let slice = local / tx;
-  let stride = slices * n4;  // between a slice's consecutive rows, in vec4s
-  var s0 = vec4<f32>(0.0);
-  var s1 = vec4<f32>(0.0);
-  var s2 = vec4<f32>(0.0);
-  var s3 = vec4<f32>(0.0);
-  var s4 = vec4<f32>(0.0);
-  var s5 = vec4<f32>(0.0);
-  var s6 = vec4<f32>(0.0);
-  var s7 = vec4<f32>(0.0);
-  for (var base = 0u; base < k; base += GEMV_STAGE) {
-    let rows = min(GEMV_STAGE, k - base);
+fn gemv_role(group: u32, tx: u32) -> GemvRole {
+  return GemvRole(group * tx + worker % tx, worker / tx, 256u / tx);
+}
+
+// Loads the first eight rows of this thread (of the first stage) into `ahead`.
+fn gemv_prefetch(role: GemvRole, k: u32, n8: u32) {
+  let rows = min(k, STAGE);
+  for (var j = 0u; j < 8u; j++) {
+    let row = role.slice + j * role.slices;
+    if (role.column8 < n8 && row < rows) {
+      ahead[j] = weight_at8(row * n8 + role.column8);
+    }
+  }
+}
+
+// The dot products of the input with this thread's eight columns, as two vec4s, valid in the
+// threads of worker < tx (slice 0). Threads past the last column only help to reduce.
+fn gemv_columns(role: GemvRole, k: u32, n8: u32, tx: u32) -> mat2x4<f32> {
+  var sum = mat2x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0));
+  let in_range = role.column8 < n8;
+  for (var base = 0u; base < k; base += STAGE) {
+    let rows = min(STAGE, k - base);
     workgroupBarrier();  // the previous stage's values are no longer read
-    for (var i = local; i < rows; i += 256u) {
-      gemv_input[i] = input_at(base + i);
-    }
+    stage_input(base, rows);
     workgroupBarrier();
-    if (column4 < n4) {
-      var row = slice;
-      var at = (base + row) * n4 + column4;
-      for (; row + 7u * slices < rows; row += 8u * slices) {
-        s0 += gemv_input[row] * weight[at];
-        s1 += gemv_input[row + slices] * weight[at + stride];
-        s2 += gemv_input[row + 2u * slices] * weight[at + 2u * stride];
-        s3 += gemv_input[row + 3u * slices] * weight[at + 3u * stride];
-        s4 += gemv_input[row + 4u * slices] * weight[at + 4u * stride];
-        s5 += gemv_input[row + 5u * slices] * weight[at + 5u * stride];
-        s6 += gemv_input[row + 6u * slices] * weight[at + 6u * stride];
-        s7 += gemv_input[row + 7u * slices] * weight[at + 7u * stride];
-        at += 8u * stride;
+    var row = role.slice;
+    if (base == 0u) {
+      for (var j = 0u; j < 8u; j++) {
+        if (in_range && row < rows) {
+          sum += staged[row] * ahead[j];
+        }
+        row += role.slices;
       }
-      for (; row < rows; row += slices) {
-        s0 += gemv_input[row] * weight[at];
-        at += stride;
+    }
+    for (; in_range && row < rows; row += 8u * role.slices) {
+      // Eight independent loads in flight, then their products.
+      var w: array<mat2x4<f32>, 8>;
+      for (var j = 0u; j < 8u; j++) {
+        let r = min(row + j * role.slices, rows - 1u);
+        w[j] = weight_at8((base + r) * n8 + role.column8);
+      }
+      for (var j = 0u; j < 8u; j++) {
+        if (row + j * role.slices < rows) {
+          sum += staged[row + j * role.slices] * w[j];
+        }
       }
     }
   }
-  gemv_partial[local] = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7));
-  // Barrier first in each step: llvmpipe miscompiles a read of workgroup memory that is followed
-  // by a barrier before its use.
-  for (var step = slices / 2u; step > 0u; step /= 2u) {
-    workgroupBarrier();
-    if (slice < step) {
-      gemv_partial[local] += gemv_partial[local + step * tx];
-    }
-  }
-  workgroupBarrier();
-  return gemv_partial[local];
+  return mat2x4<f32>(slices_sum(sum[0], tx), slices_sum(sum[1], tx));
 }

@@ -1,44 +1,41 @@
-// Shared by the decode kernels that start with a LayerNorm of the residual stream `x` [width]:
-// every workgroup computes the mean and 1/σ itself (a few KB read from cache), which costs less
-// than a separate dispatch. The includer declares `x` [width] and `ln_params` [2, width] (gamma,
-// then beta), both read-only storage.
+// Shared by the decode kernels that start with a LayerNorm of the residual stream `x` [width] (up
+// to 2048): every workgroup computes the statistics itself (a few KB read from cache) rather than
+// wait for a separate dispatch. Each thread reads its elements of x once — worker, worker + 256,
+// ... — keeps them in registers for both statistics, and writes their normalized values into
+// `staged`. The includer declares `x` [width] and `ln_params` [2, width] (gamma, then beta),
+// includes decode_stage.wgsl and a reduce_* library (256 threads).
 
-var<workgroup> ln_sums: array<f32, 256>;
-var<workgroup> ln_mean_rstd: vec2<f32>;
+var<private> ln_values: array<f32, 8>;
+var<private> ln_gamma: array<f32, 8>;
+var<private> ln_beta: array<f32, 8>;
 
-fn ln_reduce(local: u32, value: f32) -> f32 {
-  workgroupBarrier();  // the previous reduction's result may still be being read
-  ln_sums[local] = value;
-  for (var stride = 128u; stride > 0u; stride /= 2u) {
-    workgroupBarrier();
-    if (local < stride) {
-      ln_sums[local] += ln_sums[local + stride];
+// LN(x) into staged[0 .. width): mean and 1/sqrt(var + eps) as PyTorch (biased variance, mean
+// first). x, gamma and beta are all loaded first, so their latencies overlap.
+fn ln_stage(width: u32, eps: f32) {
+  for (var j = 0u; j < 8u; j++) {
+    let i = worker + j * 256u;
+    ln_values[j] = 0.0;
+    if (i < width) {
+      ln_values[j] = x[i];
+      ln_gamma[j] = ln_params[i];
+      ln_beta[j] = ln_params[width + i];
     }
   }
-  workgroupBarrier();
-  return ln_sums[0];
-}
-
-// Mean and 1/sqrt(var + eps) of x[0..width), as PyTorch (biased variance, mean first).
-fn ln_statistics(local: u32, width: u32, eps: f32) {
   var sum = 0.0;
-  for (var i = local; i < width; i += 256u) {
-    sum += x[i];
+  for (var j = 0u; j < 8u; j++) {
+    sum += ln_values[j];
   }
-  let mean = ln_reduce(local, sum) / f32(width);
+  let mean = workgroup_sum(sum) / f32(width);
   var squares = 0.0;
-  for (var i = local; i < width; i += 256u) {
-    let d = x[i] - mean;
+  for (var j = 0u; j < 8u; j++) {
+    let d = select(0.0, ln_values[j] - mean, worker + j * 256u < width);
     squares += d * d;
   }
-  let variance = ln_reduce(local, squares) / f32(width);
-  if (local == 0u) {
-    ln_mean_rstd = vec2<f32>(mean, 1.0 / sqrt(variance + eps));
+  let rstd = 1.0 / sqrt(workgroup_sum(squares) / f32(width) + eps);
+  for (var j = 0u; j < 8u; j++) {
+    let i = worker + j * 256u;
+    if (i < width) {
+      staged[i] = (ln_values[j] - mean) * rstd * ln_gamma[j] + ln_beta[j];
+    }
   }
-  workgroupBarrier();
-}
-
-fn ln_normalized(i: u32, width: u32) -> f32 {
-  let stats = ln_mean_rstd;
-  return (x[i] - stats.x) * stats.y * ln_params[i] + ln_params[width + i];
 }

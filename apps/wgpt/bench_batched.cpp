@@ -1,0 +1,120 @@
+// `wgpt bench --batch-decode 1,8,32,64`: the GPU step of `wgpt serve`'s batched engine for B
+// sequences at once against the same B sequences one after another on the fused B = 1 path (the
+// sequential engine's way), each greedy with its token chosen on the GPU as the server's greedy
+// rows are — the step alone, without HTTP or the scheduler (`wgpt serve-bench` measures those).
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "bench_parts.h"
+#include "wgpt/batch_decoder.h"
+#include "wgpt/decoder.h"
+#include "wgpt/ops.h"
+
+namespace wgpt::cli {
+namespace {
+
+// Sequence i's prompt: `length` ids from its own stretch of the vocabulary.
+std::vector<uint32_t> prompt_of(size_t sequence, size_t length, size_t vocab) {
+  std::vector<uint32_t> ids(length);
+  for (size_t i = 0; i < length; ++i) {
+    ids[i] = static_cast<uint32_t>((sequence * 7919 + i * 2654435761u + 17) % vocab);
+  }
+  return ids;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Seconds per step of `rows` sequences in one batched step each, after `warmup` untimed steps.
+double batched_step_seconds(const model::Model& model, size_t rows, size_t prompt, size_t warmup,
+                            size_t steps) {
+  const std::shared_ptr<gpu::Context>& context = model.context();
+  model::BatchDecoder decoder(model, rows);
+  std::vector<uint32_t> slots(rows), tokens(rows);
+  for (size_t r = 0; r < rows; ++r) {
+    const std::vector<uint32_t> ids = prompt_of(r, prompt, model.config().vocab_size);
+    model.forward(ids, decoder.cache(r), {.all_logits = false});
+    slots[r] = static_cast<uint32_t>(r);
+    tokens[r] = ids.back();
+  }
+  Tensor targets = Tensor::from_u32(std::vector<uint32_t>(rows, 0), {rows}).to_gpu(context);
+  auto start = std::chrono::steady_clock::now();
+  for (size_t step = 0; step < warmup + steps; ++step) {
+    if (step == warmup) start = std::chrono::steady_clock::now();
+    gpu::Scope scope(*context);
+    const Tensor best = ops::score_rows(decoder.step(slots, tokens), targets, 1).top;
+    const std::vector<std::byte> bytes =
+        context->readback(best.buffer(), best.offset() * 4, rows * 2 * 4);
+    for (size_t r = 0; r < rows; ++r) std::memcpy(&tokens[r], bytes.data() + r * 8, 4);
+    std::fprintf(stderr, "\rbatch-decode: %zu rows, step %zu/%zu  ", rows, step + 1,
+                 warmup + steps);
+  }
+  return seconds_since(start) / static_cast<double>(steps);
+}
+
+// The same sequences, each a fused B = 1 decoder stepping greedily in turn.
+double sequential_step_seconds(const model::Model& model, size_t rows, size_t prompt, size_t warmup,
+                               size_t steps) {
+  std::vector<model::KvCache> caches;
+  caches.reserve(rows);
+  std::vector<std::unique_ptr<model::Decoder>> decoders;
+  std::vector<uint32_t> tokens(rows);
+  for (size_t r = 0; r < rows; ++r) {
+    const std::vector<uint32_t> ids = prompt_of(r, prompt, model.config().vocab_size);
+    caches.push_back(model.new_cache());
+    model.forward(ids, caches.back(), {.all_logits = false});
+    decoders.push_back(std::make_unique<model::Decoder>(model, caches.back()));
+    tokens[r] = ids.back();
+  }
+  auto start = std::chrono::steady_clock::now();
+  for (size_t step = 0; step < warmup + steps; ++step) {
+    if (step == warmup) start = std::chrono::steady_clock::now();
+    for (size_t r = 0; r < rows; ++r) tokens[r] = decoders[r]->step_greedy(tokens[r]);
+    std::fprintf(stderr, "\rbatch-decode: %zu rows one at a time, step %zu/%zu  ", rows, step + 1,
+                 warmup + steps);
+  }
+  return seconds_since(start) / static_cast<double>(steps);
+}
+
+}  // namespace
+
+void bench_batched_decode(const model::Model& model, const std::vector<size_t>& row_counts,
+                          size_t prompt_tokens, size_t steps) {
+  const size_t warmup = 3;
+  if (prompt_tokens == 0 || prompt_tokens + warmup + steps > model.config().n_ctx) {
+    throw Error("--batch-decode needs a prompt (--gen-prompt) and " + std::to_string(steps) +
+                " steps after " + std::to_string(warmup) + " warm-up steps within the model's " +
+                "context of " + std::to_string(model.config().n_ctx));
+  }
+  std::printf(
+      "\nBatched decoding (`wgpt serve --engine batched`'s GPU step) against the same sequences "
+      "one after another on the fused B = 1 path (`--engine sequential`): greedy, a prompt of "
+      "%zu, %zu timed steps after %zu:\n\n",
+      prompt_tokens, steps, warmup);
+  std::printf(
+      "| sequences | batched ms/step | batched tok/s | one at a time ms/step | one at a time "
+      "tok/s | batched / one at a time |\n|---:|---:|---:|---:|---:|---:|\n");
+  for (size_t rows : row_counts) {
+    if (!model::BatchDecoder::supported(model, rows)) {
+      std::printf("| %zu | (the batched path cannot run this model with %zu slots) | | | | |\n",
+                  rows, rows);
+      continue;
+    }
+    const double batched = batched_step_seconds(model, rows, prompt_tokens, warmup, steps);
+    const double sequential =
+        model::Decoder::supported(model)
+            ? sequential_step_seconds(model, rows, prompt_tokens, warmup, steps)
+            : 0;
+    std::fprintf(stderr, "\n");
+    const double count = static_cast<double>(rows);
+    std::printf("| %zu | %.3f | %.1f | %.3f | %.1f | %.2f× |\n", rows, 1e3 * batched,
+                count / batched, 1e3 * sequential, sequential > 0 ? count / sequential : 0,
+                sequential > 0 ? sequential / batched : 0);
+    std::fflush(stdout);
+  }
+}
+
+}  // namespace wgpt::cli

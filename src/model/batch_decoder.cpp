@@ -1,0 +1,111 @@
+#include "wgpt/batch_decoder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "model/fused_block.h"
+#include "wgpt/ops.h"
+
+namespace wgpt::model {
+namespace {
+
+constexpr size_t kMaxHeadDim = 256;  // decode_attention_rows' kernel
+
+size_t slot_bytes(const Config& c) { return c.n_head * c.n_ctx * c.head_dim() * sizeof(float); }
+
+void check_rows(const Config& c, const std::vector<KvCache>& caches,
+                std::span<const uint32_t> slots, std::span<const uint32_t> tokens) {
+  if (slots.empty() || slots.size() != tokens.size()) {
+    throw Error("a batched step needs one slot per token, got " + std::to_string(slots.size()) +
+                " slots for " + std::to_string(tokens.size()) + " tokens");
+  }
+  std::vector<bool> taken(caches.size(), false);
+  for (size_t r = 0; r < slots.size(); ++r) {
+    if (slots[r] >= caches.size() || taken[slots[r]]) {
+      throw Error("a batched step's row " + std::to_string(r) + " names slot " +
+                  std::to_string(slots[r]) + ": outside the " + std::to_string(caches.size()) +
+                  " slots or named twice");
+    }
+    taken[slots[r]] = true;
+    if (caches[slots[r]].length() >= c.n_ctx) {
+      throw Error("the model's context of " + std::to_string(c.n_ctx) + " tokens is full in slot " +
+                  std::to_string(slots[r]));
+    }
+    if (tokens[r] >= c.vocab_size) {
+      throw Error("token id " + std::to_string(tokens[r]) + " is outside the vocabulary of " +
+                  std::to_string(c.vocab_size));
+    }
+  }
+}
+
+}  // namespace
+
+bool BatchDecoder::supported(const Model& model, size_t slots) {
+  if (!model.on_gpu() || slots == 0) return false;
+  const Config& c = model.config();
+  const gpu::Limits& limits = model.context()->limits();
+  const size_t alignment = std::max<size_t>(limits.min_storage_buffer_offset_alignment, 4);
+  const double pool_bytes = static_cast<double>(slot_bytes(c)) * static_cast<double>(slots);
+  return c.head_dim() <= kMaxHeadDim && slot_bytes(c) % alignment == 0 &&
+         pool_bytes <= static_cast<double>(limits.max_storage_buffer_binding_size) &&
+         pool_bytes <= static_cast<double>(limits.max_buffer_size);
+}
+
+BatchDecoder::BatchDecoder(const Model& model, size_t slots) : model_(model) {
+  if (!supported(model, slots)) {
+    throw Error("this model cannot use the batched GPU decode path with " + std::to_string(slots) +
+                " slots");
+  }
+  const Config& c = model.config();
+  const Shape pool_shape = {slots, c.n_head, c.n_ctx, c.head_dim()};
+  const Shape cache_shape = {c.n_head, c.n_ctx, c.head_dim()};
+  const size_t per_slot = numel(cache_shape);
+  caches_.resize(slots);
+  for (size_t layer = 0; layer < c.n_layer; ++layer) {
+    key_pools_.push_back(Tensor::empty_gpu(model.context(), pool_shape));
+    value_pools_.push_back(Tensor::empty_gpu(model.context(), pool_shape));
+    for (size_t s = 0; s < slots; ++s) {
+      caches_[s].keys.push_back(key_pools_.back().view(s * per_slot, cache_shape));
+      caches_[s].values.push_back(value_pools_.back().view(s * per_slot, cache_shape));
+    }
+  }
+}
+
+Tensor BatchDecoder::step(std::span<const uint32_t> slots, std::span<const uint32_t> tokens) {
+  const Config& c = model_.config();
+  const Weights& w = model_.weights();
+  check_rows(c, caches_, slots, tokens);
+  const size_t rows = tokens.size();
+  std::vector<uint32_t> positions(rows);
+  for (size_t r = 0; r < rows; ++r)
+    positions[r] = static_cast<uint32_t>(caches_[slots[r]].length());
+
+  const std::shared_ptr<gpu::Context>& context = model_.context();
+  gpu::Scope scope(*context);  // the step records into one submit
+  // Into pooled buffers, as Model::forward's ids: a step of the same size binds the same buffers.
+  auto upload = [&](std::span<const uint32_t> values) {
+    Tensor tensor = Tensor::empty_gpu(context, {rows}, DType::u32);
+    context->write(tensor.buffer(), tensor.offset() * sizeof(uint32_t), std::as_bytes(values));
+    return tensor;
+  };
+  const Tensor ids = upload(tokens), row_slots = upload(slots), row_positions = upload(positions);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim()));
+  Tensor x = ops::embedding(ids, w.token_embedding, w.position_embedding, row_positions);
+  for (size_t layer = 0; layer < c.n_layer; ++layer) {
+    Tensor& keys = key_pools_[layer];
+    Tensor& values = value_pools_[layer];
+    x = fused_block(w.layers[layer], c, model_.precision(), true, x, [&](const Tensor& qkv) {
+      ops::kv_store_rows(qkv, keys, values, row_slots, row_positions);
+      return ops::decode_attention_rows(qkv, keys, values, row_slots, row_positions, scale);
+    });
+  }
+  // The tied LM head, as Model::head, its rows independent of each other too.
+  Tensor logits = ops::matmul_transposed_chunks(
+      ops::layernorm(x, w.final_gamma, w.final_beta, c.layer_norm_epsilon), w.token_embedding, 1.0f,
+      true);
+  for (uint32_t slot : slots) ++caches_[slot].length_;
+  return logits;
+}
+
+}  // namespace wgpt::model

@@ -1,0 +1,107 @@
+#include "tensor/packing.h"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "wgpt/io.h"
+
+namespace wgpt::packing {
+namespace {
+
+uint32_t bits_of(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+float float_of(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+uint16_t narrow(float value, DType dtype) {
+  return dtype == DType::f16 ? io::f32_to_f16(value) : io::f32_to_bf16(value);
+}
+
+float widen(uint16_t half, DType dtype) {
+  return dtype == DType::f16 ? io::f16_to_f32(half) : io::bf16_to_f32(half);
+}
+
+// One block's ten words from its group and codes (one code per element, fewer in a last block).
+void put_block(const io::Q4Group& group, std::span<const uint8_t> codes, uint32_t* block) {
+  for (size_t j = 0; j < codes.size(); ++j) block[j / 8] |= uint32_t{codes[j]} << (4 * (j % 8));
+  block[8] = bits_of(group.scale);
+  block[9] = bits_of(group.min);
+}
+
+}  // namespace
+
+size_t word_of(DType dtype, size_t element) {
+  return dtype == DType::q4 ? element / kQ4Block * kQ4BlockWords : element / 2;
+}
+
+std::vector<uint32_t> pack(std::span<const float> values, DType dtype) {
+  std::vector<uint32_t> words(storage_bytes(dtype, values.size()) / 4, 0);
+  if (dtype != DType::q4) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      words[i / 2] |= uint32_t{narrow(values[i], dtype)} << (16 * (i % 2));
+    }
+    return words;
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) {
+      throw Error("q4 cannot store the non-finite value at element " + std::to_string(i));
+    }
+  }
+  std::vector<uint8_t> codes(kQ4Block);
+  for (size_t first = 0; first < values.size(); first += kQ4Block) {
+    const size_t count = std::min(kQ4Block, values.size() - first);
+    const io::Q4Group group = io::quantize_q4_group(values.subspan(first, count), codes);
+    put_block(group, std::span(codes).first(count), &words[word_of(dtype, first)]);
+  }
+  return words;
+}
+
+std::vector<uint32_t> pack_q4(const io::Q4Data& q4, size_t first, size_t count) {
+  if (q4.group_size != kQ4Block || first % kQ4Block != 0) {
+    throw Error("q4 weights on the GPU need groups of " + std::to_string(kQ4Block) +
+                " elements, not " + std::to_string(q4.group_size));
+  }
+  const size_t end = first + count;
+  if (q4.groups.size() < (end + kQ4Block - 1) / kQ4Block || q4.codes.size() < (end + 1) / 2) {
+    throw Error("q4 data holds fewer groups or codes than " + std::to_string(end) + " elements");
+  }
+  std::vector<uint32_t> words(storage_bytes(DType::q4, count) / 4, 0);
+  std::vector<uint8_t> codes(kQ4Block);
+  for (size_t at = 0; at < count; at += kQ4Block) {
+    const size_t n = std::min(kQ4Block, count - at);
+    for (size_t j = 0; j < n; ++j) {
+      const size_t i = first + at + j;
+      codes[j] = i % 2 == 0 ? q4.codes[i / 2] & 0x0f : q4.codes[i / 2] >> 4;
+    }
+    put_block(q4.groups[(first + at) / kQ4Block], std::span(codes).first(n),
+              &words[word_of(DType::q4, at)]);
+  }
+  return words;
+}
+
+std::vector<float> unpack(std::span<const uint32_t> words, size_t first, size_t count,
+                          DType dtype) {
+  std::vector<float> values(count);
+  for (size_t n = 0; n < count; ++n) {
+    const size_t i = first + n;
+    if (dtype != DType::q4) {
+      values[n] = widen(static_cast<uint16_t>(words[i / 2] >> (16 * (i % 2))), dtype);
+      continue;
+    }
+    const uint32_t* block = &words[word_of(dtype, i)];
+    const size_t j = i % kQ4Block;
+    const io::Q4Group group{float_of(block[8]), float_of(block[9])};
+    values[n] = io::dequantize_q4((block[j / 8] >> (4 * (j % 8))) & 0xf, group);
+  }
+  return values;
+}
+
+}  // namespace wgpt::packing

@@ -1,0 +1,289 @@
+// Every decode_* kernel equals its CPU reference (include/wgpt/decode_ops.h) through the one parity
+// harness, over shapes the GPT-2 sizes never reach: widths that are not multiples of 64, head
+// counts that are not powers of two, kv lengths that are not multiples of the 64-key chunk, an MLP
+// input longer than one staged part — in every weight dtype, both workgroup layouts, and with
+// subgroup reductions where the adapter has them.
+#include "wgpt/decode_ops.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "op_parity_harness.h"
+#include "test_support.h"
+
+namespace wgpt::ops::decode {
+namespace {
+
+struct DecodeShape {
+  size_t width, n_head, n_ctx, position, vocab;
+};
+
+const std::vector<DecodeShape> kShapes = {
+    {48, 3, 200, 130, 300},  // head_dim 16; kv_len 131: three chunks, the last of 3 keys
+    {40, 5, 70, 64, 97},     // head_dim 8; kv_len 65: one key past the first chunk
+    {576, 9, 80, 10, 70},    // head_dim 64; the MLP's 2304 inputs are staged in two parts
+};
+
+struct Variant {
+  DType weights;
+  Options options;
+  std::string name() const {
+    return std::string(to_string(weights)) + (options.software ? ", software layout" : "") +
+           (options.subgroups ? ", subgroups" : "");
+  }
+};
+
+// Every weight dtype, each with barrier and (where the adapter has them) subgroup reductions; and
+// for the products, whose workgroup layout depends on it, also the software adapter's layout.
+std::vector<Variant> variants(bool products) {
+  std::vector<Variant> all;
+  const bool subgroups = subgroups_usable(*test::gpu_context());
+  for (DType weights : {DType::f32, DType::f16, DType::bf16, DType::q4}) {
+    all.push_back({weights, {.software = false}});
+    if (products) all.push_back({weights, {.software = true}});
+    if (subgroups) all.push_back({weights, {.software = false, .subgroups = true}});
+  }
+  return all;
+}
+
+// Copies of weights differ by at most a rounding: a GPU may fuse q4's code · scale + min into one.
+constexpr float kOneRounding = 1e-6f;
+
+uint32_t seed_counter = 1;
+
+Tensor floats(const Shape& shape, float lo = -1.0f, float hi = 1.0f) {
+  return Tensor::from_floats(test::random_floats(numel(shape), seed_counter++, lo, hi), shape);
+}
+
+Tensor weights(size_t rows, size_t cols, DType dtype, float scale = 0.2f) {
+  return Tensor::from_floats(test::random_floats(rows * cols, seed_counter++, -scale, scale),
+                             {rows, cols}, dtype);
+}
+
+// A LayerNorm's [gamma; beta] near (1, 0).
+Tensor layernorm_params(size_t width) {
+  std::vector<float> values = test::random_floats(2 * width, seed_counter++, -0.2f, 0.2f);
+  for (size_t i = 0; i < width; ++i) values[i] += 1.0f;
+  return Tensor::from_floats(std::move(values), {2, width});
+}
+
+Tensor step_at(size_t position, uint32_t token = 0) {
+  return Tensor::from_u32({static_cast<uint32_t>(position), token}, {2});
+}
+
+size_t chunks(const DecodeShape& s) { return (s.n_ctx + kChunk - 1) / kChunk; }
+
+// Sweeps shapes and variants; `make` builds a shape's case for a variant.
+void expect_parity(const std::function<test::ParityCase(const DecodeShape&, const Variant&)>& make,
+                   bool products = false) {
+  for (const DecodeShape& shape : kShapes) {
+    for (const Variant& variant : variants(products)) {
+      SCOPED_TRACE("width " + std::to_string(shape.width) + ", " + std::to_string(shape.n_head) +
+                   " heads, position " + std::to_string(shape.position) + ", " + variant.name());
+      EXPECT_TRUE(test::cpu_and_gpu_agree(make(shape, variant), test::gpu_context()));
+    }
+  }
+}
+
+TEST(DecodeOps, Embed) {
+  expect_parity([](const DecodeShape& s, const Variant& v) {
+    return test::ParityCase{
+        "embed",
+        {step_at(s.position, static_cast<uint32_t>(s.vocab - 1)),
+         weights(s.vocab, s.width, v.weights), floats({s.n_ctx, s.width}), floats({s.width})},
+        {3},
+        [](const std::vector<Tensor>& t) { embed(t[0], t[1], t[2], t[3]).run(); },
+        kOneRounding,
+        kOneRounding};
+  });
+}
+
+TEST(DecodeOps, Qkv) {
+  expect_parity(
+      [](const DecodeShape& s, const Variant& v) {
+        const Shape cache = {s.n_head, s.n_ctx, s.width / s.n_head};
+        return test::ParityCase{
+            "qkv",
+            {step_at(s.position), floats({s.width}), layernorm_params(s.width),
+             weights(s.width, 3 * s.width, v.weights), floats({3 * s.width}), floats({s.width}),
+             floats(cache), floats(cache)},
+            {5, 6, 7},
+            [options = v.options](const std::vector<Tensor>& t) {
+              qkv({t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], 1e-5f}, options).run();
+            },
+            2e-5f,
+            1e-4f};
+      },
+      true);
+}
+
+TEST(DecodeOps, AttentionChunks) {
+  expect_parity([](const DecodeShape& s, const Variant& v) {
+    const size_t head_dim = s.width / s.n_head;
+    const Shape cache = {s.n_head, s.n_ctx, head_dim};
+    return test::ParityCase{
+        "attention_chunks",
+        {step_at(s.position), floats({s.width}), floats(cache), floats(cache),
+         floats({s.n_head, s.n_ctx}), floats({s.n_head, chunks(s), head_dim + 2})},
+        {4, 5},
+        [options = v.options](const std::vector<Tensor>& t) {
+          attention_chunks({t[0], t[1], t[2], t[3], t[4], t[5]}, options).run();
+        },
+        2e-5f,
+        1e-4f};
+  });
+}
+
+TEST(DecodeOps, AttentionOutput) {
+  expect_parity(
+      [](const DecodeShape& s, const Variant& v) {
+        const size_t head_dim = s.width / s.n_head;
+        const Shape cache = {s.n_head, s.n_ctx, head_dim};
+        // Chunk statistics as the chunk op leaves them.
+        const Tensor step = step_at(s.position), scores = floats({s.n_head, s.n_ctx});
+        const Tensor partials = floats({s.n_head, chunks(s), head_dim + 2});
+        reference::attention_chunks(
+            {step, floats({s.width}), floats(cache), floats(cache), scores, partials});
+        return test::ParityCase{
+            "attention_output",
+            {step, partials, scores, weights(s.width, s.width, v.weights), floats({s.width}),
+             floats({2, s.n_head, s.n_ctx}), floats({s.width})},
+            {5, 6},
+            [options = v.options](const std::vector<Tensor>& t) {
+              attention_output({t[0], t[1], t[2], t[3], t[4], t[5], t[6], 1}, options).run();
+            },
+            2e-5f,
+            1e-4f};
+      },
+      true);
+}
+
+TEST(DecodeOps, MlpUp) {
+  expect_parity(
+      [](const DecodeShape& s, const Variant& v) {
+        return test::ParityCase{
+            "mlp_up",
+            {floats({s.width}), layernorm_params(s.width), weights(s.width, 4 * s.width, v.weights),
+             floats({4 * s.width}), floats({4 * s.width})},
+            {4},
+            [options = v.options](const std::vector<Tensor>& t) {
+              mlp_up({t[0], t[1], t[2], t[3], t[4], 1e-5f}, options).run();
+            },
+            2e-5f,
+            1e-4f};
+      },
+      true);
+}
+
+TEST(DecodeOps, MlpDown) {
+  expect_parity(
+      [](const DecodeShape& s, const Variant& v) {
+        return test::ParityCase{
+            "mlp_down",
+            {floats({4 * s.width}), weights(4 * s.width, s.width, v.weights, 0.1f),
+             floats({s.width}), floats({s.width})},
+            {3},
+            [options = v.options](const std::vector<Tensor>& t) {
+              mlp_down({t[0], t[1], t[2], t[3]}, options).run();
+            },
+            2e-5f,
+            1e-4f};
+      },
+      true);
+}
+
+float float_of(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+// LM-head candidates: the same token exactly, the value and the sum of exponentials closely.
+::testing::AssertionResult same_candidates(const Tensor& gpu, const Tensor& cpu) {
+  const std::vector<uint32_t> a = gpu.to_u32(), b = cpu.to_u32();
+  for (size_t g = 0; g < a.size(); g += 3) {
+    if (a[g + 1] != b[g + 1] || std::fabs(float_of(a[g]) - float_of(b[g])) > 1e-4f ||
+        std::fabs(float_of(a[g + 2]) - float_of(b[g + 2])) > 1e-4f * float_of(b[g + 2])) {
+      return ::testing::AssertionFailure()
+             << "candidate " << g / 3 << ": token " << a[g + 1] << " (" << float_of(a[g])
+             << ", sum " << float_of(a[g + 2]) << ") against " << b[g + 1] << " (" << float_of(b[g])
+             << ", sum " << float_of(b[g + 2]) << ")";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(DecodeOps, LmHead) {
+  expect_parity([](const DecodeShape& s, const Variant& v) {
+    const size_t groups = (s.vocab + kHeadRows - 1) / kHeadRows;
+    test::ParityCase c{
+        "lm_head",
+        {floats({s.width}), layernorm_params(s.width), weights(s.vocab, s.width, v.weights, 1.0f),
+         floats({s.vocab}), Tensor::zeros({groups, 3}, DType::u32)},
+        {3, 4},
+        [options = v.options](const std::vector<Tensor>& t) {
+          lm_head({t[0], t[1], t[2], t[3], t[4], 1e-5f}, options).run();
+        },
+        2e-5f,
+        1e-4f};
+    c.compare = [](size_t index, const Tensor& gpu, const Tensor& cpu) {
+      return index == 4 ? same_candidates(gpu, cpu) : test::all_close(gpu, cpu, 2e-5f, 1e-4f);
+    };
+    return c;
+  });
+}
+
+TEST(DecodeOps, ArgmaxChoosesAndEmbedsTheNextToken) {
+  expect_parity([](const DecodeShape& s, const Variant& v) {
+    const size_t groups = (s.vocab + kHeadRows - 1) / kHeadRows;
+    const Tensor table = weights(s.vocab, s.width, v.weights, 1.0f);
+    Tensor candidates = Tensor::zeros({groups, 3}, DType::u32);
+    reference::lm_head({floats({s.width}), layernorm_params(s.width), table, floats({s.vocab}),
+                        candidates, 1e-5f});
+    return test::ParityCase{
+        "argmax",
+        {candidates, table, floats({s.n_ctx, s.width}), step_at(s.position), floats({s.width})},
+        {3, 4},
+        [options = v.options](const std::vector<Tensor>& t) {
+          argmax({t[0], t[1], t[2], t[3], t[4]}, options).run();
+        },
+        kOneRounding,
+        kOneRounding};
+  });
+}
+
+TEST(DecodeOps, ArgmaxTakesTheLowestTokenOnTiesAndStopsAtTheLastPosition) {
+  auto context = test::gpu_context();
+  const float value = 2.5f;
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  // Groups 1 and 2 tie at 2.5: token 40 (group 1) wins over 70.
+  const Tensor candidates = Tensor::from_u32({0, 3, 0, bits, 40, 0, bits, 70, 0}, {3, 3});
+  const Tensor table = weights(96, 8, DType::f32);
+  for (size_t position : {4, 15}) {
+    const Tensor wpe = floats({16, 8});
+    Tensor step = step_at(position, 9).to_gpu(context);
+    Tensor x = Tensor::zeros({8}).to_gpu(context);
+    argmax({candidates.to_gpu(context), table.to_gpu(context), wpe.to_gpu(context), step, x}, {})
+        .run();
+    EXPECT_EQ(step.to_u32(), (std::vector<uint32_t>{static_cast<uint32_t>(position + 1), 40}));
+    // Past the last position there is no next embedding to write.
+    EXPECT_EQ(x.to_floats()[0] == 0.0f, position == 15) << position;
+  }
+}
+
+TEST(DecodeOps, RefuseShapesTheKernelsCannotTake) {
+  const Tensor step = step_at(3);
+  const Tensor cache = floats({3, 16, 12});  // head_dim 12: not a power of two
+  EXPECT_THROW(
+      attention_chunks({step, floats({36}), cache, cache, floats({3, 16}), floats({3, 1, 14})}, {}),
+      Error);
+  // A weight matrix whose width is not a multiple of 8.
+  EXPECT_THROW(mlp_down({floats({12}), weights(12, 3, DType::f32), floats({3}), floats({3})}, {}),
+               Error);
+}
+
+}  // namespace
+}  // namespace wgpt::ops::decode
