@@ -18,7 +18,7 @@ grep -q "generation: 6 tokens" "$scratch/err" || fail "no timings: $(cat "$scrat
 out=$("$wgpt" council -m "$scratch/a" -m "$scratch/b" -p "ROMEO:" -n 6 --seed 3 --top-k 5 \
   --min-p 0.05 --repeat-penalty 1.3 --repeat-last-n 16 --logit-bias 0=-inf --backend cpu 2>/dev/null)
 [ "$(grep -cE '^ +[0-9]+  "' <<<"$out")" = 6 ] || fail "a penalised council run has not 6 rows: $out"
-expect_error "council top-p 0" "top-p 0 is not in (0, 1]" \
+expect_usage_error "council top-p 0" "--top-p: '0' is not a number in (0, 1]" \
   "$wgpt" council -m "$scratch/a" -m "$scratch/b" -p "ROMEO:" --top-p 0 --backend cpu
 expect_error "council penalty window over the context" \
   "penalty window of 65 tokens is larger than the model's context of 64" \
