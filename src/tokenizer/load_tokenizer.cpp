@@ -22,12 +22,13 @@ std::string Tokenizer::decode(std::span<const uint32_t> ids) const {
 }
 
 TokenizerFiles TokenizerFiles::find(const std::filesystem::path& dir, const std::string& stem) {
+  // Whatever is there counts, a special file too: reading it then says what is wrong with it.
   auto file = [&](const std::string& name) -> std::filesystem::path {
     std::error_code error;
-    if (!stem.empty() && std::filesystem::is_regular_file(dir / (stem + "." + name), error)) {
+    if (!stem.empty() && std::filesystem::exists(dir / (stem + "." + name), error)) {
       return dir / (stem + "." + name);
     }
-    if (std::filesystem::is_regular_file(dir / name, error)) return dir / name;
+    if (std::filesystem::exists(dir / name, error)) return dir / name;
     return {};
   };
   return {file("vocab.json"), file("merges.txt"), file("tokenizer.json")};
