@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "council_report.h"
 #include "model_options.h"
+#include "option_checks.h"
 #include "sampling_options.h"
 #include "token_json.h"
 #include "wgpt/council.h"
@@ -123,11 +124,14 @@ void add_council_command(CLI::App& app) {
   dirs->excludes(manifest);
   sub->add_option("-p,--prompt", command->prompt, "The prompt text")->required();
   sub->add_option("-n,--tokens", command->tokens, "How many tokens to generate")
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
   sub->add_option("--beta", command->beta,
                   "The router's sharpness: 0 weighs the experts alike, larger follows the surest")
+      ->check(real_number(0, kLargestFloat, "[]"))
       ->capture_default_str();
   sub->add_option("--top", command->top_n, "Tokens listed per expert and merged with --json")
+      ->check(whole_number(1, 1 << 20))
       ->capture_default_str();
   add_backend_option(*sub, command->backend);
   add_sampling_options(*sub, command->sampling, command->ignore_end_of_text);

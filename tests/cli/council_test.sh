@@ -47,7 +47,7 @@ fi
 expect_error "different tokenizers" "differs from that of" \
   "$wgpt" council -m "$char" -m "$tiny" -p "a" --backend cpu
 expect_error "no experts" "name the experts" "$wgpt" council -p "a"
-expect_error "bad beta" "beta must be finite and ≥ 0" \
+expect_usage_error "bad beta" "--beta: '-1' is not a number in [0, " \
   "$wgpt" council -m "$char" -m "$char" -p "a" --beta -1 --backend cpu
 echo '{"experts": []}' >"$scratch/manifest.json"
 expect_error "empty manifest" "has no \"experts\" list" "$wgpt" council --manifest "$scratch/manifest.json" -p "a"

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "model_options.h"
+#include "option_checks.h"
 #include "sampling_options.h"
 #include "top/dashboard.h"
 
@@ -68,6 +69,7 @@ void add_top_command(CLI::App& app) {
                   "The prompt a run starts from (default: \"The \" where the vocabulary has it)");
   sub->add_option("-n,--tokens", command->request.options.max_new_tokens,
                   "How many tokens a run generates")
+      ->check(whole_number(0, kMaxGeneratedTokens))
       ->capture_default_str();
   add_sampling_options(*sub, command->request.options.sampling, command->ignore_end_of_text);
   sub->callback([command] { run(*command); });
