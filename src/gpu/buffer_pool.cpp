@@ -9,12 +9,20 @@ BufferPool::~BufferPool() {
 }
 
 WGPUBuffer BufferPool::take(size_t size) {
+  return take_if(size, [](WGPUBuffer) { return true; });
+}
+
+WGPUBuffer BufferPool::take_if(size_t size, const std::function<bool(WGPUBuffer)>& usable) {
   std::lock_guard lock(mutex_);
   auto found = free_.find(size);
-  if (found == free_.end() || found->second.empty()) return nullptr;
-  WGPUBuffer buffer = *found->second.begin();
-  found->second.erase(found->second.begin());
-  return buffer;
+  if (found == free_.end()) return nullptr;
+  for (auto buffer = found->second.begin(); buffer != found->second.end(); ++buffer) {
+    if (!usable(*buffer)) continue;
+    WGPUBuffer taken = *buffer;
+    found->second.erase(buffer);
+    return taken;
+  }
+  return nullptr;
 }
 
 void BufferPool::give_back(WGPUBuffer buffer, size_t size) {

@@ -3,6 +3,8 @@
 // buffers are pooled by exact size and readback staging buffers by power-of-two size.
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -20,6 +22,8 @@ class BufferPool {
   // the same places whatever order the previous run returned them in, and its cached bind groups
   // (Context::Impl::bind) apply again.
   WGPUBuffer take(size_t size);
+  // The free buffer of lowest address that `usable` accepts, or nullptr.
+  WGPUBuffer take_if(size_t size, const std::function<bool(WGPUBuffer)>& usable);
   void give_back(WGPUBuffer buffer, size_t size);
 
  private:
@@ -32,6 +36,9 @@ struct BufferSlot {
   WGPUBuffer handle = nullptr;
   size_t size = 0;
   std::weak_ptr<BufferPool> pool;
+  // The recording (Context::Impl::recording) whose commands last bound or copied it through this
+  // slot; 0 for none.
+  uint64_t recorded_in = 0;
   ~BufferSlot();
 };
 

@@ -193,6 +193,8 @@ void Context::Impl::submit() {
   wgpuQueueSubmit(handles.queue, 1, &commands);
   wgpuCommandBufferRelease(commands);
   ++stats.submits;
+  recorded_buffers.clear();
+  ++recording;
   const std::string kernels = join(std::exchange(recorded_kernels, {}));
   raise_errors(kernels.empty() ? "in a submit" : "in a submit of kernel(s) " + kernels);
 }
@@ -293,9 +295,19 @@ void Context::write(const Buffer& buffer, size_t offset, std::span<const std::by
                 std::to_string(buffer.size()) + " bytes (offsets must be multiples of 4)");
   }
   if (bytes.empty()) return;
-  // A queue write lands before the next submit's commands: submit what is recorded first, so
-  // commands recorded earlier still see the old contents.
-  if (impl_->encoder) impl_->submit();
+  // A queue write lands before the next submit's commands: where recorded commands use this
+  // buffer, submit them first, so that they still see the old contents. A buffer fresh from the
+  // pool that they used through an earlier slot, and that nothing but the caller holds (so no
+  // prepared dispatch binds it), takes another device buffer instead; a write to any other buffer
+  // leaves the recording open. So a council records every expert's step, each writing its token
+  // ids into a pooled buffer, before one submit.
+  if (impl_->encoder && impl_->recorded_buffers.contains(buffer.slot_->handle)) {
+    if (buffer.slot_->recorded_in != impl_->recording && buffer.slot_.use_count() == 1) {
+      impl_->take_unrecorded(*buffer.slot_);
+    } else {
+      impl_->submit();
+    }
+  }
   impl_->queue_write(buffer.slot_->handle, buffer.size(), offset, bytes);
 }
 
@@ -420,8 +432,26 @@ void Context::Impl::record(const PreparedState& prepared) {
   api::dispatch_workgroups(encoder_pass, prepared.workgroups.x, prepared.workgroups.y,
                            prepared.workgroups.z);
   recorded_kernels.push_back(prepared.name);
+  note_recorded(prepared);
   ++stats.dispatches;
   if (scope_depth == 0) submit();
+}
+
+void Context::Impl::note_recorded(const PreparedState& prepared) {
+  for (const Buffer& buffer : prepared.buffers) note_recorded(*buffer.slot_);
+}
+
+void Context::Impl::note_recorded(BufferSlot& slot) {
+  recorded_buffers.insert(slot.handle);
+  slot.recorded_in = recording;
+}
+
+// Its contents are a pooled buffer's, undefined until written, so another buffer serves as well.
+void Context::Impl::take_unrecorded(BufferSlot& slot) {
+  WGPUBuffer other = storage_pool->take_if(
+      slot.size, [this](WGPUBuffer buffer) { return !recorded_buffers.contains(buffer); });
+  if (!other) other = create_buffer(slot.size, kStorageUsage);
+  storage_pool->give_back(std::exchange(slot.handle, other), slot.size);
 }
 
 void Context::copy(const BufferRange& from, const BufferRange& to) {
@@ -442,6 +472,8 @@ void Context::copy(const BufferRange& from, const BufferRange& to) {
   }
   if (size == 0) return;
   impl_->close_pass();  // a copy is recorded between passes, in order with the dispatches
+  impl_->note_recorded(*from.buffer->slot_);
+  impl_->note_recorded(*to.buffer->slot_);
   wgpuCommandEncoderCopyBufferToBuffer(impl_->open_encoder(), from.buffer->slot_->handle,
                                        from.offset, to.buffer->slot_->handle, to.offset, size);
   if (impl_->scope_depth == 0) impl_->submit();

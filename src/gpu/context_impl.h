@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "gpu/buffer_pool.h"
@@ -55,8 +56,13 @@ struct Context::Impl {
   WGPUCommandEncoder encoder = nullptr;
   WGPUComputePassEncoder pass = nullptr;
   std::vector<std::string> recorded_kernels;  // since the last submit, for error messages
-  std::string deferred_error;                 // raised by the next call (scopes close noexcept)
-  api::Waitable last_readback;                // what a synchronous readback waits on
+  // The device buffers the recorded commands bind or copy: a queue write to one of them must
+  // submit the commands first (Context::write). `recording` counts submits from 1; a slot that
+  // bound its buffer in the open recording says so in BufferSlot::recorded_in.
+  std::unordered_set<WGPUBuffer> recorded_buffers;
+  uint64_t recording = 1;
+  std::string deferred_error;   // raised by the next call (scopes close noexcept)
+  api::Waitable last_readback;  // what a synchronous readback waits on
   // Context::time_kernels: while on, each dispatch is timed (kernel_timing.cpp).
   bool timing_kernels = false;
   std::map<std::string, KernelTiming, std::less<>> kernel_timings;
@@ -88,6 +94,9 @@ struct Context::Impl {
                                       const std::vector<BufferRange>& buffers,
                                       Workgroups workgroups);
   void record(const PreparedState& prepared);
+  void note_recorded(const PreparedState& prepared);
+  void note_recorded(BufferSlot& slot);
+  void take_unrecorded(BufferSlot& slot);
   // A queue write of `bytes` (padded to 4 bytes within the buffer's size), with no flush: it lands
   // before every command of the next submit.
   void queue_write(WGPUBuffer buffer, size_t buffer_size, size_t offset,

@@ -17,6 +17,7 @@ constexpr uint32_t kTimedDispatches = 2048;
 
 void Context::Impl::record_timed(const PreparedState& prepared) {
   recorded_kernels.push_back(prepared.name);
+  note_recorded(prepared);
   ++stats.dispatches;
   if (!handles.limits.timestamp_query) {
     WGPUComputePassEncoder encoder_pass = open_pass();
