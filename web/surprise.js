@@ -40,8 +40,11 @@ const MARKUP = `
   <section aria-labelledby="surprise-title">
     <h2 id="surprise-title">How surprising each token was</h2>
     <div id="surprise-legend" class="surprise-legend" aria-hidden="true"></div>
-    <div id="surprise-text" class="tokens surprise" tabindex="0"
-         aria-label="Scored text: use the arrow keys to inspect a token"></div>
+    <div class="surprise-frame">
+      <div id="surprise-text" class="tokens surprise" tabindex="0"
+           aria-label="Scored text: use the arrow keys to inspect a token"></div>
+      <canvas id="surprise-text-flicker" class="surprise-flicker" aria-hidden="true"></canvas>
+    </div>
     <p id="surprise-stats" class="caption"></p>
   </section>
   <div class="panels">
@@ -52,7 +55,10 @@ const MARKUP = `
     </section>
     <section id="surprise-selection" aria-labelledby="surprise-selection-title" hidden>
       <h2 id="surprise-selection-title">The selection on its own</h2>
-      <div id="surprise-selection-text" class="tokens surprise"></div>
+      <div class="surprise-frame">
+        <div id="surprise-selection-text" class="tokens surprise"></div>
+        <canvas id="surprise-selection-text-flicker" class="surprise-flicker" aria-hidden="true"></canvas>
+      </div>
       <p id="surprise-selection-note" class="caption"></p>
     </section>
   </div>`;
@@ -105,74 +111,154 @@ class LatestScorer {
   }
 }
 
+// A replay's unsettled tokens, painted on a canvas over the text: each covers its span with a
+// plain cell and the guess of the moment, and settling uncovers the span, which holds its colour
+// from the start. The spans do not change during a replay: a guess written into its span makes
+// every frame lay out and paint all of a long text again (30 ms of CPU per frame for 2,000 spans,
+// several hundred ms of wall time on a loaded machine), and marking the spans as flickering costs
+// a style pass over all of them at the start.
+class FlickerCanvas {
+  #canvas;
+  #context = null;
+  #cellColour = '';
+  #cells = new Map();  // token index → its box on the canvas, in CSS pixels
+
+  constructor(canvas) {
+    this.#canvas = canvas;
+  }
+
+  // Sizes the canvas to the text and measures where each of `indices`' spans lies.
+  start(text, spans, indices) {
+    const frame = this.#canvas.getBoundingClientRect();
+    const ratio = devicePixelRatio || 1;
+    this.#canvas.width = Math.ceil(frame.width * ratio);
+    this.#canvas.height = Math.ceil(frame.height * ratio);
+    const style = getComputedStyle(text), own = getComputedStyle(this.#canvas);
+    this.#context = this.#canvas.getContext('2d');
+    this.#context.setTransform(ratio, 0, 0, ratio, 0, 0);
+    this.#context.font = `${style.fontSize} ${style.fontFamily}`;
+    this.#context.textBaseline = 'middle';
+    this.#cellColour = own.getPropertyValue('--flicker-cell');
+    this.#context.fillStyle = own.color;
+    this.#cells.clear();
+    for (const index of indices) {
+      const box = spans[index].getClientRects()[0];
+      if (box) {
+        this.#cells.set(index, { x: box.left - frame.left, y: box.top - frame.top, w: box.width, h: box.height });
+      }
+    }
+    this.#canvas.dataset.flickering = String(this.#cells.size);
+  }
+
+  show(index, guess) {
+    const cell = this.#cells.get(index);
+    if (!cell) return;
+    const glyph = this.#context.fillStyle;
+    this.#context.fillStyle = this.#cellColour;
+    this.#context.fillRect(cell.x, cell.y, cell.w, cell.h);
+    this.#context.fillStyle = glyph;
+    this.#context.fillText(guess, cell.x, cell.y + cell.h / 2, cell.w);
+  }
+
+  settle(index) {
+    const cell = this.#cells.get(index);
+    if (!cell) return;
+    this.#context.clearRect(cell.x, cell.y, cell.w, cell.h);
+    this.#cells.delete(index);
+    this.#canvas.dataset.flickering = String(this.#cells.size);
+  }
+
+  clear() {
+    this.#context?.clearRect(0, 0, this.#canvas.width, this.#canvas.height);
+    this.#cells.clear();
+    this.#canvas.dataset.flickering = '0';
+  }
+}
+
 // One scored text drawn as token spans, with the settling replay.
 class ScoredText {
   #element;
+  #flicker;
   #tokens = [];
   #spans = [];
   #frame = 0;
   #turn = 0;  // the task turn before the next frame
 
-  constructor(element) {
+  constructor(element, canvas) {
     this.#element = element;
+    this.#flicker = new FlickerCanvas(canvas);
   }
 
   get tokens() {
     return this.#tokens;
   }
 
+  // The spans appear hidden, and the replay starts (and shows them) a task after the browser has
+  // laid them out: measuring them at once would add that layout to this task.
   draw(tokens) {
+    this.#stop();
     this.#tokens = tokens;
     this.#spans = tokens.map((token, index) => {
       const span = document.createElement('span');
       span.className = 'tok';
       span.dataset.index = String(index);
       span.textContent = token.text;
+      span.style.backgroundColor = tint(token.bits);
       return span;
     });
+    this.#element.classList.add('surprise-pending');
     this.#element.replaceChildren(...this.#spans);
-    this.replay();
+    this.#frame = requestAnimationFrame(() => {
+      this.#turn = setTimeout(() => this.replay(), 0);
+    });
+  }
+
+  #stop() {
+    cancelAnimationFrame(this.#frame);
+    clearTimeout(this.#turn);
+    this.#flicker.clear();
   }
 
   // Unsettled tokens flicker through their own alternatives (blank ones left out, the rest
   // renormalised), sampled by probability, until each settles at settleTime(bits). Their first
   // swaps are spread over the first SWAP_MS[0], so that a long text's frames share the work.
   replay() {
-    cancelAnimationFrame(this.#frame);
-    clearTimeout(this.#turn);
-    const reduced = matchMedia('(prefers-reduced-motion: reduce)').matches;
+    this.#stop();
+    this.#element.classList.remove('surprise-pending');
+    if (matchMedia('(prefers-reduced-motion: reduce)').matches) return;
     const active = [];
     this.#tokens.forEach((token, index) => {
-      const settleAt = reduced || isBlank(token.text) ? 0 : settleTime(token.bits);
+      const settleAt = isBlank(token.text) ? 0 : settleTime(token.bits);
       const choices = token.alternatives.filter((a) => !isBlank(a.text));
-      if (settleAt === 0 || choices.length === 0) {
-        this.#settle(index);
-      } else {
-        const total = choices.reduce((sum, a) => sum + a.p, 0);
-        active.push({ index, settleAt, choices, total, nextSwap: Math.random() * SWAP_MS[0] });
-        this.#spans[index].classList.add('tok-spin');
-      }
+      if (settleAt === 0 || choices.length === 0) return;
+      const total = choices.reduce((sum, a) => sum + a.p, 0);
+      active.push({ index, settleAt, choices, total, nextSwap: Math.random() * SWAP_MS[0] });
     });
     if (active.length === 0) return;
+    this.#flicker.start(this.#element, this.#spans, active.map((entry) => entry.index));
+    for (const entry of active) this.#flicker.show(entry.index, this.#tokens[entry.index].text);
+    const width = this.#element.clientWidth;
     const start = performance.now();
     const tick = (now) => {
       const elapsed = now - start;
+      // A new width moves the tokens from under their cells: the replay ends there.
+      const resized = this.#element.clientWidth !== width;
       let remaining = 0;
       for (const entry of active) {
         if (entry.index < 0) continue;
-        if (elapsed >= entry.settleAt) {
-          this.#settle(entry.index);
+        if (resized || elapsed >= entry.settleAt) {
+          this.#flicker.settle(entry.index);
           entry.index = -1;
           continue;
         }
         remaining += 1;
         if (elapsed < entry.nextSwap) continue;  // in ms from the start, as settleAt
-        this.#spans[entry.index].textContent = this.#sample(entry);
+        this.#flicker.show(entry.index, this.#sample(entry));
         const progress = elapsed / entry.settleAt;
         entry.nextSwap = elapsed + SWAP_MS[0] + (SWAP_MS[1] - SWAP_MS[0]) * progress;
       }
-      // A task turn between frames: where a frame of a long text outlasts its budget (a slow or
-      // busy machine), frames back to back would starve the page's other work.
+      // A task turn between frames: where a frame outlasts its budget (a slow or busy machine),
+      // frames back to back would starve the page's other work.
       if (remaining > 0) {
         this.#turn = setTimeout(() => { this.#frame = requestAnimationFrame(tick); }, 0);
       }
@@ -187,14 +273,6 @@ class ScoredText {
       if (target <= 0) return choice.text;
     }
     return entry.choices[entry.choices.length - 1].text;
-  }
-
-  #settle(index) {
-    const span = this.#spans[index];
-    const token = this.#tokens[index];
-    span.textContent = token.text;
-    span.classList.remove('tok-spin');
-    span.style.backgroundColor = tint(token.bits);
   }
 }
 
@@ -217,8 +295,9 @@ export class SurpriseView {
     this.#modelFiles = modelFiles;
     root.innerHTML = MARKUP;
     this.#$ = (id) => root.querySelector(`#${id}`);
-    this.#main = new ScoredText(this.#$('surprise-text'));
-    this.#selection = new ScoredText(this.#$('surprise-selection-text'));
+    this.#main = new ScoredText(this.#$('surprise-text'), this.#$('surprise-text-flicker'));
+    this.#selection = new ScoredText(this.#$('surprise-selection-text'),
+                                     this.#$('surprise-selection-text-flicker'));
     this.#legend();
     this.#bind();
   }
@@ -336,6 +415,9 @@ export class SurpriseView {
       return;
     }
     const { scored, ms } = outcome;
+    // A task turn: the scores' message (2,000 tokens with their alternatives) is a task's work of
+    // its own on a slow machine, and drawing them another.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     this.#main.draw(scored.tokens);
     this.#selectedTokens = null;
     this.#$('surprise-selection').hidden = true;

@@ -40,10 +40,14 @@ async function waitForViewState(page, id, states, timeout) {
            text: await page.locator(`#${id}`).textContent() };
 }
 
-// The spans of the scored text, once every one has settled (none flickering).
+// How many tokens of a scored text still flicker: its canvas (web/surprise.js) counts them.
+const flickering = (selector) => `Number(document.querySelector('${selector}-flicker').dataset.flickering)`;
+
+// The spans of the scored text, once shown (not waiting for their replay) and every one settled.
 async function waitUntilSettled(page, selector, timeout) {
-  await page.waitForFunction((s) => document.querySelectorAll(`${s} .tok`).length > 0 &&
-    document.querySelectorAll(`${s} .tok-spin`).length === 0, selector, { timeout });
+  await page.waitForFunction(`document.querySelectorAll('${selector} .tok').length > 0 && ` +
+                             `!document.querySelector('${selector}').classList.contains('surprise-pending') && ` +
+                             `${flickering(selector)} === 0`, null, { timeout });
 }
 
 const checks = {
@@ -118,8 +122,7 @@ const checks = {
            `odd note on where the text was scored: ${where} / ${stats}`);
     // Read it again: some tokens flicker, then all settle with their colours.
     await page.click('#surprise-replay');
-    await page.waitForFunction(() => document.querySelectorAll('#surprise-text .tok-spin').length > 0,
-                               null, { timeout: 5_000 });
+    await page.waitForFunction(`${flickering('#surprise-text')} > 0`, null, { timeout: 5_000 });
     await waitUntilSettled(page, '#surprise-text', 10_000);
     const tinted = await page.evaluate(() => [...document.querySelectorAll('#surprise-text .tok')]
       .filter((s) => s.style.backgroundColor !== '').length);
