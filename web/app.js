@@ -2,6 +2,7 @@
 // ?model=URL loads another model folder (one laid out by `make web`); ?gate runs the gate. The
 // settings live in the address too (run_settings.js), so a run can be shared and repeated.
 import { createWgpt, fetchModel, hasWebGPU } from './wgpt.js';
+import { CpuWgpt } from './cpu_wgpt.js';
 import { AttentionStore, HeatMap } from './attention.js';
 import { adapterName, showCost } from './cost.js';
 import { bindExport, enableExport } from './export.js';
@@ -34,6 +35,8 @@ const councilView = new CouncilView($('council-view'), {
   getWgpt: () => wgpt, url: params.get('council') || 'council/',
 });
 const surpriseView = new SurpriseView($('surprise-view'), { modelFiles: () => fetchModel(modelUrl) });
+// Without WebGPU the page's model runs on the CPU backend, in a worker (cpu_wgpt.js).
+const onCpu = !hasWebGPU();
 const VIEWS = ['generate', 'council', 'surprise'];
 
 function showView() {
@@ -83,9 +86,12 @@ function showToken(index) {
 
 async function run() {
   const prompt = controls.prompt.value;
+  // Said at once: on the CPU backend even reading the prompt is a message to the worker.
+  controls.run.disabled = true;
+  setStatus('Reading the prompt…', 'running');
   let promptTokens;
   try {
-    promptTokens = wgpt.tokenize(prompt);
+    promptTokens = await wgpt.tokenize(prompt);
     if (promptTokens.length === 0) throw new Error('the prompt is empty: type something first');
   } catch (error) {
     fail(error.message);
@@ -97,17 +103,17 @@ async function run() {
   enableExport($('copy'), $('download'), false);
   labels = promptTokens.map((token) => token.text);
   for (const token of promptTokens) tokens.add(token.text, { prompt: true });
-  controls.run.disabled = true;
   controls.stop.disabled = false;
   const options = readSettings(controls, info.model.nCtx);
   writeSettings(prompt, options);
   // The first run's prefill also compiles every GPU kernel: say so, or it looks stalled.
-  setStatus(runs === 0 ? 'Compiling the GPU kernels (the first run only; 10–30 s)…'
-                       : 'Reading the prompt…', 'running');
+  const compiling = runs++ === 0 && !onCpu;
+  setStatus(compiling ? 'Compiling the GPU kernels (the first run only; 10–30 s)…'
+                      : 'Reading the prompt…', 'running');
   const started = performance.now();
   let firstTokenAt = 0;
   runStats = { promptTokens: promptTokens.length, promptMs: 0, generatedTokens: 0, generateMs: 0,
-               compiling: runs++ === 0 };
+               compiling };
   const onTrace = (step) => {
     attention.add(step);
     const now = performance.now();
@@ -173,39 +179,49 @@ async function start() {
   window.addEventListener('hashchange', showView);
   showView();
   heatMap.clear('Run the model to see where it looks.');
-  if (!hasWebGPU()) {
-    showNotice('This browser has no WebGPU, which wgpt needs to run the model on your GPU. ' +
-      'Try a current Chrome, Edge or Safari (or Firefox with WebGPU enabled).');
-    fail('Cannot run without WebGPU.');
-    if (params.has('gate')) reportGate($('gate'), false, 'no WebGPU in this browser');
-    return;
+  if (onCpu) {
+    showNotice('This browser has no WebGPU, so the model runs on the CPU instead (WebAssembly, in ' +
+      'a worker): slower than on a GPU, and without the council, which needs WebGPU. A current ' +
+      'Chrome, Edge or Safari (or Firefox with WebGPU enabled) runs it on your GPU.');
   }
   try {
-    setStatus('Starting WebGPU…', 'loading');
-    wgpt = await createWgpt({
-      onDeviceLost: (message) => {
-        showNotice(`The GPU device was lost (${message}). Reload the page to start again.`);
-        wgpt = null;
-        fail('The GPU device was lost: reload the page to start again.');
-      },
-    });
-    info = wgpt.info();
-    showCost($('cost'), info, null);
-    setStatus(`Loading the model from ${modelUrl}…`, 'loading');
     const progress = $('progress');
-    progress.hidden = false;
-    const files = await fetchModel(modelUrl, {
-      onProgress: (received, total) => { if (total) progress.value = received / total; },
-    });
-    progress.hidden = true;
-    info = await wgpt.loadModel(files).catch((error) => {
+    let files = null;
+    const fetchFiles = async () => {
+      progress.hidden = false;
+      files = await fetchModel(modelUrl, {
+        onProgress: (received, total) => { if (total) progress.value = received / total; },
+      });
+      progress.hidden = true;
+      return files;
+    };
+    const couldNotLoad = (error) => {
       throw new Error(`Could not load the model from ${modelUrl}: ${error.message}`);
-    });
+    };
+    if (onCpu) {
+      setStatus(`Loading the model from ${modelUrl} onto the CPU…`, 'loading');
+      wgpt = new CpuWgpt(fetchFiles);
+      info = await wgpt.loadModel().catch(couldNotLoad);
+    } else {
+      setStatus('Starting WebGPU…', 'loading');
+      wgpt = await createWgpt({
+        onDeviceLost: (message) => {
+          showNotice(`The GPU device was lost (${message}). Reload the page to start again.`);
+          wgpt = null;
+          fail('The GPU device was lost: reload the page to start again.');
+        },
+      });
+      info = wgpt.info();
+      showCost($('cost'), info, null);
+      setStatus(`Loading the model from ${modelUrl}…`, 'loading');
+      info = await wgpt.loadModel(await fetchFiles()).catch(couldNotLoad);
+    }
     showCost($('cost'), info, null);
     controls.length.max = String(info.model.nCtx);
     if (!controls.prompt.value) controls.prompt.value = files.manifest.gate?.prompt || 'The ';
     showSettings(controls, params);
-    setStatus(`Ready: ${files.name} on ${adapterName(info.adapter)}.`, 'ready');
+    const where = onCpu ? 'the CPU (WebAssembly: this browser has no WebGPU)' : adapterName(info.adapter);
+    setStatus(`Ready: ${files.name} on ${where}.`, 'ready');
     controls.run.disabled = false;
     showView();
     if (params.has('gate')) {

@@ -21,7 +21,8 @@ export function adapterName(adapter) {
 // info: the API's info(); run: {promptTokens, promptMs, generatedTokens, generateMs, compiling}
 // so far (compiling: the first run, whose prefill includes compiling the kernels).
 export function showCost(list, info, run) {
-  const rows = [['Adapter', info.adapter ? adapterName(info.adapter) : '—']];
+  const none = info.backend === 'cpu' ? 'none (this browser has no WebGPU): the CPU backend, WebAssembly' : '—';
+  const rows = [['Adapter', info.adapter ? adapterName(info.adapter) : none]];
   if (info.model) {
     const m = info.model;
     rows.push(['Model', `${count(m.parameters)} parameters: ${m.nLayer} layers, ${m.nHead} heads, ` +

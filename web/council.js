@@ -114,6 +114,10 @@ export class CouncilView {
 
   async #load() {
     const progress = this.#$('council-progress');
+    if (this.#getWgpt().info().backend === 'cpu') {
+      this.#status('The council needs WebGPU, which this browser does not have.', 'error');
+      return;
+    }
     try {
       this.#status(`Loading the council from ${this.#url}…`, 'loading');
       progress.hidden = false;

@@ -6,7 +6,7 @@
 // the text after a short pause.
 import { quote, visible } from './attention.js';
 import { adapterName } from './cost.js';
-import { CpuScorer } from './cpu_scorer.js';
+import { CpuWgpt } from './cpu_wgpt.js';
 import { fillBars } from './shortlist.js';
 
 const K = 8;               // alternatives per token
@@ -313,9 +313,15 @@ export class SurpriseView {
   }
 
   // The page's model on the GPU, unless the adapter is a software rasteriser: that runs the
-  // model slower than the CPU reference does, so the text is scored on the CPU, in a worker.
+  // model slower than the CPU reference does, so the text is scored on the CPU, in a worker. A
+  // page without WebGPU has its model there already.
   #chooseScorer(adapter) {
     const note = this.#$('surprise-backend');
+    if (this.#wgpt instanceof CpuWgpt) {
+      this.#where = 'on the CPU';
+      note.textContent = 'Scored on the CPU backend (WebAssembly, in a worker): this browser has no WebGPU.';
+      return this.#wgpt;
+    }
     if (!adapter?.isCpu || typeof Worker === 'undefined') {
       this.#where = 'on the GPU';
       note.textContent = `Scored on the GPU: ${adapterName(adapter)}.`;
@@ -325,7 +331,7 @@ export class SurpriseView {
     note.textContent = `Scored on the CPU backend (WebAssembly, in a worker) rather than through ` +
       `WebGPU: this browser's adapter, ${adapterName(adapter)}, runs the model slower than the ` +
       `CPU backend does.`;
-    return new CpuScorer(this.#modelFiles());
+    return new CpuWgpt(this.#modelFiles);
   }
 
   #status(text, state) {
@@ -382,11 +388,11 @@ export class SurpriseView {
   }
 
   // Characters the model's vocabulary lacks are left out, and the page says which.
-  #known(text) {
+  async #known(text) {
     const unknown = new Set();
     for (const ch of new Set(text)) {
       try {
-        this.#wgpt.tokenize(ch);
+        await this.#wgpt.tokenize(ch);
       } catch {
         unknown.add(ch);
       }
@@ -399,7 +405,7 @@ export class SurpriseView {
 
   async #scoreInput() {
     if (!this.#scorer) return;
-    const text = this.#known(this.#$('surprise-input').value);
+    const text = await this.#known(this.#$('surprise-input').value);
     if ([...text].length < 2) {
       this.#status('Type at least two characters: the first has nothing before it to predict it.', 'ready');
       return;
