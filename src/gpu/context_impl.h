@@ -57,6 +57,8 @@ struct Context::Impl {
   std::vector<std::string> recorded_kernels;  // since the last submit, for error messages
   std::string deferred_error;                 // raised by the next call (scopes close noexcept)
   api::Waitable last_readback;                // what a synchronous readback waits on
+  // Where dispatches go while Context::capture runs, instead of into the pass.
+  std::vector<PreparedDispatch>* captured = nullptr;
   // Context::time_kernels: while on, each dispatch is timed (kernel_timing.cpp).
   bool timing_kernels = false;
   std::map<std::string, KernelTiming, std::less<>> kernel_timings;
@@ -99,6 +101,8 @@ struct Context::Impl {
   void time_dispatch(const std::string& kernel);
   void collect_timestamps();
   void check_usable();
+  // Throws while Context::capture runs: `what` (a queue write, a copy, ...) would not be replayed.
+  void refuse_in_capture(std::string_view what) const;
 };
 
 }  // namespace wgpt::gpu
