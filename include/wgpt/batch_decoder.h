@@ -11,7 +11,7 @@
 // one dispatch reaches every row's cache; each slot's KvCache is a view of its block, so a prompt's
 // prefill (Model::forward) and the probe (trace_step) run on a slot unchanged.
 //
-// Plans: validating and binding the step's ~2 + 10·n_layer general dispatches costs the host
+// Plans: validating and binding the step's general dispatches (8 to 12 per block) costs the host
 // milliseconds at any B, so a step replays a plan instead — the same pass captured once
 // (gpu::Context::capture) over buffers of its own: the rows' ids, slots and positions, rewritten
 // by one queue write each per step, and every intermediate. A plan serves a bucket of row counts:

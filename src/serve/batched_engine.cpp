@@ -126,8 +126,8 @@ void BatchedEngine::step_together(std::span<const StepInput> batch, std::span<co
   for (size_t r = 0; r < rows.size(); ++r) {
     if (choices[r] == Choice::sampler) context->copy(row_range(r), slots_[slots[r]].logits.range());
   }
-  // What comes back, a region per row: its argmax (id, logit bits), its sampler's choice (the
-  // state's token) or its logits.
+  // What comes back, a region per row: its argmax's id, its sampler's choice (the state's token)
+  // or its logits.
   std::vector<gpu::BufferRange> regions;
   for (size_t r = 0; r < rows.size(); ++r) {
     const Slot& slot = slots_[slots[r]];
