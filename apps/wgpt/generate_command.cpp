@@ -126,9 +126,9 @@ void add_generate_command(CLI::App& app) {
   sub->add_flag("-i,--interactive", command->interactive,
                 "Type a line, the model continues the text from it (-n tokens), type the next; an "
                 "empty line or the end of input ends. -p or -f gives the first text. One KV cache "
-                "throughout: a turn reads only its new text. Each line (with its newline) is "
-                "encoded on its own, so with a BPE vocabulary no merge spans two turns; a line "
-                "that cannot be encoded is reported and dropped");
+                "throughout: a turn reads only its new text. Each line is encoded on its own, so "
+                "with a BPE vocabulary no merge spans two turns (docs/sampling.md); a line that "
+                "cannot be encoded is reported and dropped");
   sub->add_flag("--json", command->json,
                 "Print one JSON object: prompt_ids, ids (generated), text, timings");
   sub->callback([command] { run(*command); });

@@ -4,7 +4,6 @@
 
 #include <cstdio>
 #include <iostream>
-#include <optional>
 
 #include "context_notes.h"
 #include "standard_output.h"
@@ -17,11 +16,43 @@ class InteractiveSession {
   InteractiveSession(const LoadedModel& loaded, const generate::GenerateOptions& options)
       : loaded_(loaded), session_(loaded.model, *loaded.tokenizer, options) {}
 
-  // Continues the text after `text` (its ids), which is written first where `typed` is false or
-  // standard input is not a terminal; false when the context is full and may not shift, which
-  // ends the session.
-  bool turn(std::span<const uint32_t> ids, const std::string& text, bool typed) {
-    if (!typed || echo_) write_stdout(text);
+  // The first turn: `text`, written, then its continuation. Throws when the vocabulary cannot
+  // encode it or it is longer than the context. False when the session ends (turn()).
+  bool first(const std::string& text) {
+    const std::vector<uint32_t> ids = loaded_.tokenizer->encode(text);
+    session_.check(ids);
+    return turn(ids, text, true);
+  }
+
+  // A typed line's turn: the line and its newline, after a newline where the text does not end
+  // with one (each encoded on its own, so that an error's position is the line's), then their
+  // continuation. A line the vocabulary cannot encode or the context cannot take is dropped, as
+  // standard error says. False when the session ends (turn()).
+  bool typed(const std::string& line) {
+    const std::string separator = ends_line_ ? "" : "\n";
+    std::vector<uint32_t> ids;
+    try {
+      ids = loaded_.tokenizer->encode(separator);
+      const std::vector<uint32_t> line_ids = loaded_.tokenizer->encode(line + "\n");
+      ids.insert(ids.end(), line_ids.begin(), line_ids.end());
+      session_.check(ids);
+    } catch (const Error& error) {
+      std::fprintf(stderr, "wgpt: %s; the line is dropped, type another\n", error.what());
+      return true;
+    }
+    return turn(ids, separator + line + "\n", echo_);
+  }
+
+  // Ends the output with a newline (on a terminal, turn() has written it).
+  void close() {
+    if (echo_ && !ends_line_) write_stdout("\n");
+  }
+
+ private:
+  // Continues the text after `text` (its ids), written first where `shown`; false when the
+  // context is full and may not shift, which ends the session.
+  bool turn(std::span<const uint32_t> ids, const std::string& text, bool shown) {
+    if (shown) write_stdout(text);
     ends_line_ = text.back() == '\n';
     const generate::GenerateResult result = session_.continue_with(ids, [&](std::string_view text) {
       show(text);
@@ -29,36 +60,11 @@ class InteractiveSession {
     });
     show(unshown_rest(result));
     // On a terminal the next line is typed on a line of its own; the text the model reads gets
-    // its newline with that line (next_text()).
+    // its newline with that line (typed()).
     if (!echo_ && !ends_line_) write_stdout("\n");
     report_context(loaded_.model.config().n_ctx, result);
     return result.stop != generate::StopReason::context_full;
   }
-
-  // A typed line's ids, or nothing (said on standard error) when the vocabulary cannot encode it
-  // or the context cannot take it.
-  std::optional<std::vector<uint32_t>> encode(const std::string& text) const {
-    try {
-      std::vector<uint32_t> ids = loaded_.tokenizer->encode(text);
-      session_.check(ids);
-      return ids;
-    } catch (const Error& error) {
-      std::fprintf(stderr, "wgpt: %s; the line is dropped, type another\n", error.what());
-      return std::nullopt;
-    }
-  }
-
-  // A typed line as the model reads it: after a newline where the text does not end with one,
-  // and with its own newline.
-  std::string next_text(const std::string& line) const {
-    return (ends_line_ ? "" : "\n") + line + "\n";
-  }
-  // Ends the output with a newline (on a terminal, turn() has written it).
-  void close() {
-    if (echo_ && !ends_line_) write_stdout("\n");
-  }
-
- private:
   void show(std::string_view text) {
     if (text.empty()) return;
     write_stdout(text);
@@ -88,15 +94,9 @@ void run_interactive(const LoadedModel& loaded, const std::string& first_text,
   std::fprintf(stderr,
                "interactive: type a line and press Enter, and the model continues the text from "
                "it; an empty line or the end of input ends\n");
-  if (!first_text.empty() &&
-      !session.turn(loaded.tokenizer->encode(first_text), first_text, false)) {
-    return session.close();
-  }
+  if (!first_text.empty() && !session.first(first_text)) return session.close();
   for (std::string line; std::getline(std::cin, line) && !line.empty();) {
-    const std::string text = session.next_text(line);
-    const std::optional<std::vector<uint32_t>> ids = session.encode(text);
-    if (!ids) continue;
-    if (!session.turn(*ids, text, true)) break;
+    if (!session.typed(line)) break;
   }
   session.close();
 }
