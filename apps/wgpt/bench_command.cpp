@@ -592,10 +592,10 @@ void add_bench_command(CLI::App& app) {
                   "count's ms/step and tok/s against the same sequences one at a time on the B = 1 "
                   "path (GPU)")
       ->delimiter(',')
-      ->check(CLI::Range(size_t{1}, size_t{1024}));
+      ->check(whole_number(1, 1024));
   sub->add_option("--batch-decode-steps", command->batch_decode_steps,
                   "Timed steps per --batch-decode count")
-      ->check(CLI::Range(size_t{1}, size_t{100000}))
+      ->check(whole_number(1, 100000))
       ->capture_default_str();
   sub->add_option("--train-steps", command->training.steps, "Timed training steps")
       ->check(whole_number(1, 1'000'000'000))
