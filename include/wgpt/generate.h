@@ -101,8 +101,7 @@ GenerateResult generate(const model::Model& model, const tokenizer::Tokenizer& t
                         std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
                         const TextCallback& on_text = {});
 
-// ---- a text continued turn by turn
-// ---------------------------------------------------------------
+// ---- a text continued turn by turn --------------------------------------------------------------
 
 // `wgpt generate -i`: a text that grows turn by turn — each turn some new text, then what the
 // model generates after it — with one KV cache throughout, so a turn runs only its new tokens
