@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -99,6 +100,45 @@ using TextCallback = std::function<bool(std::string_view text)>;
 GenerateResult generate(const model::Model& model, const tokenizer::Tokenizer& tokenizer,
                         std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
                         const TextCallback& on_text = {});
+
+// ---- a text continued turn by turn --------------------------------------------------------------
+
+// `wgpt generate -i`: a text that grows turn by turn — each turn some new text, then what the
+// model generates after it — with one KV cache throughout, so a turn runs only its new tokens
+// through the model. A turn generates exactly what generate() gives for the whole context (every
+// earlier turn's ids and generated tokens, then the turn's ids) with the same options: the CPU
+// backend's logits are bit-for-bit those of one prefill. The ids of each turn are the caller's:
+// text encoded turn by turn is the concatenation of each turn's encoding, which with a BPE
+// vocabulary can differ from encoding the whole text at once where a merge would span a turn's
+// boundary (tokenizer::Tokenizer::encode).
+class Session {
+ public:
+  // Throws on options the model cannot use (as generate()).
+  Session(const model::Model& model, const tokenizer::Tokenizer& tokenizer,
+          const GenerateOptions& options);
+  ~Session();
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+
+  // Throws unless `ids` can be the next turn: empty, longer than the model's context, or —
+  // without GenerateOptions::context_shift — more than the context has room for. continue_with()
+  // checks the same before it changes anything.
+  void check(std::span<const uint32_t> ids) const;
+  // Appends `ids` to the context and generates after them as generate() does, streaming the new
+  // text to `on_text`. Runs through the model only the tokens the cache lacks: `ids`, and the
+  // previous turn's last generated token, which no step has run yet. When the context cannot
+  // take `ids`, the context shift comes first: the oldest tokens are dropped, the newest half of
+  // the context (all of `ids` when they are more) is kept and read again, and the result counts
+  // it in context_shifts. Should a turn fail half-way, the next one reads the whole context again.
+  GenerateResult continue_with(std::span<const uint32_t> ids, const TextCallback& on_text = {});
+  // The tokens the model sees: every turn's ids and generated tokens since the last context
+  // shift (an end-of-text token that stopped a turn is not among them).
+  std::span<const uint32_t> context() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // ---- generation with the probe ------------------------------------------------------------------
 
