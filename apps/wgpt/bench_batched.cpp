@@ -10,7 +10,6 @@
 #include "bench_parts.h"
 #include "wgpt/batch_decoder.h"
 #include "wgpt/decoder.h"
-#include "wgpt/ops.h"
 
 namespace wgpt::cli {
 namespace {
@@ -28,9 +27,10 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Seconds per step of `rows` sequences in one batched step each, after `warmup` untimed steps.
+// Seconds per step of `rows` sequences in one batched step each, after `warmup` untimed steps:
+// the step's plan replayed (`planned`, as the server runs it) or its general ops bound afresh.
 double batched_step_seconds(const model::Model& model, size_t rows, size_t prompt, size_t warmup,
-                            size_t steps) {
+                            size_t steps, bool planned) {
   const std::shared_ptr<gpu::Context>& context = model.context();
   model::BatchDecoder decoder(model, rows);
   std::vector<uint32_t> slots(rows), tokens(rows);
@@ -40,17 +40,17 @@ double batched_step_seconds(const model::Model& model, size_t rows, size_t promp
     slots[r] = static_cast<uint32_t>(r);
     tokens[r] = ids.back();
   }
-  Tensor targets = Tensor::from_u32(std::vector<uint32_t>(rows, 0), {rows}).to_gpu(context);
   auto start = std::chrono::steady_clock::now();
   for (size_t step = 0; step < warmup + steps; ++step) {
     if (step == warmup) start = std::chrono::steady_clock::now();
     gpu::Scope scope(*context);
-    const Tensor best = ops::score_rows(decoder.step(slots, tokens), targets, 1).top;
+    const Tensor best =
+        (planned ? decoder.step(slots, tokens) : decoder.step_general(slots, tokens)).best;
     const std::vector<std::byte> bytes =
-        context->readback(best.buffer(), best.offset() * 4, rows * 2 * 4);
+        context->readback(best.buffer(), best.byte_offset(), rows * 8);
     for (size_t r = 0; r < rows; ++r) std::memcpy(&tokens[r], bytes.data() + r * 8, 4);
-    std::fprintf(stderr, "\rbatch-decode: %zu rows, step %zu/%zu  ", rows, step + 1,
-                 warmup + steps);
+    std::fprintf(stderr, "\rbatch-decode: %zu rows, %s step %zu/%zu  ", rows,
+                 planned ? "planned" : "general", step + 1, warmup + steps);
   }
   return seconds_since(start) / static_cast<double>(steps);
 }
@@ -95,24 +95,26 @@ void bench_batched_decode(const model::Model& model, const std::vector<size_t>& 
       "%zu, %zu timed steps after %zu:\n\n",
       prompt_tokens, steps, warmup);
   std::printf(
-      "| sequences | batched ms/step | batched tok/s | one at a time ms/step | one at a time "
-      "tok/s | batched / one at a time |\n|---:|---:|---:|---:|---:|---:|\n");
+      "| sequences | batched ms/step | batched tok/s | general ops ms/step | one at a time "
+      "ms/step | one at a time tok/s | batched / one at a time |\n"
+      "|---:|---:|---:|---:|---:|---:|---:|\n");
   for (size_t rows : row_counts) {
     if (!model::BatchDecoder::supported(model, rows)) {
-      std::printf("| %zu | (the batched path cannot run this model with %zu slots) | | | | |\n",
+      std::printf("| %zu | (the batched path cannot run this model with %zu slots) | | | | | |\n",
                   rows, rows);
       continue;
     }
-    const double batched = batched_step_seconds(model, rows, prompt_tokens, warmup, steps);
+    const double batched = batched_step_seconds(model, rows, prompt_tokens, warmup, steps, true);
+    const double general = batched_step_seconds(model, rows, prompt_tokens, warmup, steps, false);
     const double sequential =
         model::Decoder::supported(model)
             ? sequential_step_seconds(model, rows, prompt_tokens, warmup, steps)
             : 0;
     std::fprintf(stderr, "\n");
     const double count = static_cast<double>(rows);
-    std::printf("| %zu | %.3f | %.1f | %.3f | %.1f | %.2f× |\n", rows, 1e3 * batched,
-                count / batched, 1e3 * sequential, sequential > 0 ? count / sequential : 0,
-                sequential > 0 ? sequential / batched : 0);
+    std::printf("| %zu | %.3f | %.1f | %.3f | %.3f | %.1f | %.2f× |\n", rows, 1e3 * batched,
+                count / batched, 1e3 * general, 1e3 * sequential,
+                sequential > 0 ? count / sequential : 0, sequential > 0 ? sequential / batched : 0);
     std::fflush(stdout);
   }
 }

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "context_notes.h"
 #include "interactive.h"
 #include "model_options.h"
 #include "option_checks.h"
@@ -99,17 +100,7 @@ void run(const GenerateCommand& command) {
     std::printf("\n");
   }
   finish_stdout();  // the text ends before the notes on standard error begin
-  if (result.stop == generate::StopReason::context_full) {
-    std::fprintf(stderr,
-                 "stopped: the model's context of %zu tokens is full (--context-shift goes on)\n",
-                 loaded.model.config().n_ctx);
-  }
-  if (result.context_shifts > 0) {
-    std::fprintf(stderr,
-                 "context shift: the context of %zu tokens filled %zu time(s); each time its "
-                 "oldest half was dropped and the newest half read again\n",
-                 loaded.model.config().n_ctx, result.context_shifts);
-  }
+  report_context(loaded.model.config().n_ctx, result);
   print_timings(loaded, result);
 }
 
@@ -134,7 +125,10 @@ void add_generate_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("-i,--interactive", command->interactive,
                 "Type a line, the model continues the text from it (-n tokens), type the next; an "
-                "empty line ends. -p or -f gives the first text");
+                "empty line or the end of input ends. -p or -f gives the first text. One KV cache "
+                "throughout: a turn reads only its new text. Each line is encoded on its own, so "
+                "with a BPE vocabulary no merge spans two turns (docs/sampling.md); a line that "
+                "cannot be encoded is reported and dropped");
   sub->add_flag("--json", command->json,
                 "Print one JSON object: prompt_ids, ids (generated), text, timings");
   sub->callback([command] { run(*command); });

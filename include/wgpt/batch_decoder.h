@@ -10,14 +10,33 @@
 // The caches of all slots live in one pool per layer and kind, [slots, n_head, n_ctx, head_dim], so
 // one dispatch reaches every row's cache; each slot's KvCache is a view of its block, so a prompt's
 // prefill (Model::forward) and the probe (trace_step) run on a slot unchanged.
+//
+// Plans: validating and binding the step's general dispatches (8 to 12 per block) costs the host
+// milliseconds at any B, so a step replays a plan instead — the same pass captured once
+// (gpu::Context::capture) over buffers of its own: the rows' ids, slots and positions, rewritten
+// by one queue write each per step, and every intermediate. A plan serves a bucket of row counts:
+// B rows run in the next power of two (at most the slots), the padding rows repeating row 0 — its
+// token, slot and position — so they write the bits row 0 writes (rows are invariant) and their
+// outputs go unread. So at most log2(slots) + 2 plans ever exist, and a row's numbers are the
+// general step's, bit for bit.
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "wgpt/model.h"
 
 namespace wgpt::model {
+
+// What a step leaves on the GPU for its rows (nothing is read back): the next position's logits
+// [rows, vocab] and each row's greedy token, best u32 [rows, 2] = (id, logit bits) of the row's
+// first maximum (ops::score_rows' top 1).
+struct BatchStep {
+  Tensor logits;
+  Tensor best;
+};
 
 class BatchDecoder {
  public:
@@ -29,6 +48,7 @@ class BatchDecoder {
   // Allocates the pools (uninitialised: only rows [0, length) of a cache are ever read). `model`
   // must outlive the decoder. Throws unless supported.
   BatchDecoder(const Model& model, size_t slots);
+  ~BatchDecoder();
   BatchDecoder(const BatchDecoder&) = delete;
   BatchDecoder& operator=(const BatchDecoder&) = delete;
 
@@ -38,15 +58,30 @@ class BatchDecoder {
 
   // Records one step for rows r = 0 .. tokens.size() − 1: tokens[r] runs in slot slots[r] at
   // position cache(slots[r]).length(), whose key and value the step appends (the cache's length
-  // advances). Returns the next position's logits of every row, [rows, vocab], on the GPU — nothing
-  // is read back. Throws before recording anything on distinct-slot, context or vocabulary
-  // violations.
-  Tensor step(std::span<const uint32_t> slots, std::span<const uint32_t> tokens);
+  // advances). Replays the plan of the rows' bucket, capturing it first if it is new. The tensors
+  // returned are views of the plan's own outputs, which its next step overwrites: read them
+  // before stepping again. Throws before recording anything on distinct-slot, context or
+  // vocabulary violations.
+  BatchStep step(std::span<const uint32_t> slots, std::span<const uint32_t> tokens);
+  // The same step through the general ops, each validated and bound afresh (the pass every plan
+  // captures): the same bits as step(), in fresh tensors. For tests and `wgpt bench`.
+  BatchStep step_general(std::span<const uint32_t> slots, std::span<const uint32_t> tokens);
+  // Plans captured so far.
+  size_t plans() const { return plans_.size(); }
 
  private:
+  struct Plan;
+  // The step's pass over rows whose ids, slots and positions are in these u32 tensors.
+  BatchStep record_step(const Tensor& ids, const Tensor& row_slots, const Tensor& row_positions);
+  // Checks the rows and returns their positions.
+  std::vector<uint32_t> positions_of(std::span<const uint32_t> slots,
+                                     std::span<const uint32_t> tokens) const;
+  Plan& plan_for(size_t rows);
   const Model& model_;
   std::vector<Tensor> key_pools_, value_pools_;  // per layer
   std::vector<KvCache> caches_;
+  Tensor zeros_;  // u32 [slots]: score_rows' targets (its surprisal goes unused)
+  std::map<size_t, std::unique_ptr<Plan>> plans_;  // by the bucket's row count
 };
 
 }  // namespace wgpt::model

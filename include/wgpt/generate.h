@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -102,16 +103,19 @@ GenerateResult generate(const model::Model& model, const tokenizer::Tokenizer& t
                         std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
                         const TextCallback& on_text = {});
 
-// ---- the loop's bookkeeping
-// ----------------------------------------------------------------------
+// ---- the loop's bookkeeping ---------------------------------------------------------------------
 
-// One generation's state, shared by every generation loop (plain, traced, the council's): what to
-// run next, sampling, streaming text, the stop conditions and the timings. A loop runs
-// `next_ids()` through its model(s), then `accept(sample(logits))`, while `running()`.
+// One generation's state, shared by every generation loop (plain, traced, a Session's turns, the
+// council's): what to run next, sampling, streaming text, the stop conditions and the timings. A
+// loop runs `next_ids()` through its model(s), then `accept(sample(logits))`, while `running()`.
+// The context outlives a turn, so a Session's next turn continues it.
 class Generation {
  public:
-  // For a loop over one model: the run owns that model's KV cache (cache()). Throws on an empty
-  // prompt or one that does not fit the model's context.
+  // A generation with no text yet, over one model whose KV cache it owns (cache()): begin_turn()
+  // gives it some. Throws on sampling options the model cannot use or an empty stop string.
+  Generation(const model::Model& model, const tokenizer::Tokenizer& tokenizer,
+             const GenerateOptions& options);
+  // generate()'s run: the first turn is the prompt.
   Generation(const model::Model& model, const tokenizer::Tokenizer& tokenizer,
              std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
              TextCallback on_text);
@@ -121,20 +125,32 @@ class Generation {
              std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
              TextCallback on_text);
 
+  // Throws unless `ids` can be the next turn: empty, more than the model's context, or — without
+  // GenerateOptions::context_shift — more than the context has room for.
+  void check_turn(std::span<const uint32_t> ids) const;
+  // Starts a turn (check_turn first): appends `ids` to the context; the next step runs every
+  // token of the context that no step has run yet (the last one generated and `ids`). When the
+  // context no longer fits, the context shift comes first. Results, text stream, stop strings and
+  // timings start afresh.
+  void begin_turn(std::span<const uint32_t> ids, TextCallback on_text);
+
   bool running() const { return running_; }
-  // What the next step runs: the prompt (or after a context shift the newest half of the context),
-  // then the last token accepted.
+  // What the next step runs: the tokens of the context no step has run yet (a turn's text, or
+  // after a context shift the kept part of the context), then the last token accepted.
   std::span<const uint32_t> next_ids() const;
   // Whether the next step is a prefill (next_ids() holds more than the last token), which the
   // fused decoder cannot run.
   bool needs_prefill() const { return prefill_; }
-  // The tokens the model sees: the prompt and every token accepted, or after a context shift the
-  // newest half and the tokens accepted since. The sampler's context (its penalties' window).
+  // The tokens the model sees: every turn's text and every token accepted, or after a context
+  // shift the kept part and what came since. The sampler's context (its penalties' window).
   std::span<const uint32_t> context() const { return context_; }
-  // Tokens the run may still generate.
+  // Tokens the turn may still generate.
   size_t remaining() const { return options_.max_new_tokens - result_.ids.size(); }
   model::KvCache& cache() { return cache_; }
-  // Steps run so far (0 before the prefill).
+  // After a step broke off, the model's cache and the context may disagree: clears the cache, and
+  // the next step reads the whole context again.
+  void forget_cache();
+  // Steps the turn has run so far (0 before its prefill).
   size_t steps() const { return steps_; }
 
   // Chooses the next token from a step's logits with the CPU reference, model::choose_token (the
@@ -150,16 +166,19 @@ class Generation {
   // so.
   void accept(uint32_t token);
   void stop(StopReason reason);
-  // Flushes the text stream and closes the timings.
+  // Flushes the turn's text stream and closes its timings.
   GenerateResult finish();
 
  private:
+  Generation(const model::Config& config, const tokenizer::Tokenizer& tokenizer,
+             const GenerateOptions& options);
   // Passes text through the stop strings to the result and the callback; false to stop.
   bool emit(std::string_view text);
   bool deliver(const std::string& text);
   void count_step();
-  // Drops the oldest half of the context; the next step re-prefills the rest.
-  void shift_context();
+  // Drops the oldest tokens of the context, keeping its newest half (or its `newest` tokens when
+  // that is more); the next step re-prefills what is kept.
+  void shift_context(size_t newest);
 
   const model::Config& config_;
   const tokenizer::Tokenizer& tokenizer_;
@@ -168,10 +187,12 @@ class Generation {
   Utf8Stream stream_;
   StopSequences stop_strings_;
   std::vector<uint32_t> context_;
+  // How many of the context's tokens the model(s) hold: every step runs the rest.
+  size_t held_ = 0;
   bool prefill_ = true;
   model::KvCache cache_;
   GenerateResult result_;
-  bool running_ = true;
+  bool running_ = false;
   size_t steps_ = 0;
   std::chrono::steady_clock::time_point start_;
 };
@@ -185,6 +206,45 @@ class Generation {
 using StepDone = std::function<void(std::optional<Error>)>;
 void run_steps_async(Generation& run, std::function<void(StepDone)> start_step,
                      std::function<void(Result<GenerateResult>)> done);
+
+// ---- a text continued turn by turn --------------------------------------------------------------
+
+// `wgpt generate -i`: a text that grows turn by turn — each turn some new text, then what the
+// model generates after it — with one KV cache throughout, so a turn runs only its new tokens
+// through the model. A turn generates exactly what generate() gives for the whole context (every
+// earlier turn's ids and generated tokens, then the turn's ids) with the same options: the CPU
+// backend's logits are bit-for-bit those of one prefill. The ids of each turn are the caller's:
+// text encoded turn by turn is the concatenation of each turn's encoding, which with a BPE
+// vocabulary can differ from encoding the whole text at once where a merge would span a turn's
+// boundary (tokenizer::Tokenizer::encode).
+class Session {
+ public:
+  // Throws on options the model cannot use (as generate()).
+  Session(const model::Model& model, const tokenizer::Tokenizer& tokenizer,
+          const GenerateOptions& options);
+  ~Session();
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+
+  // Throws unless `ids` can be the next turn: empty, longer than the model's context, or —
+  // without GenerateOptions::context_shift — more than the context has room for. continue_with()
+  // checks the same before it changes anything.
+  void check(std::span<const uint32_t> ids) const;
+  // Appends `ids` to the context and generates after them as generate() does, streaming the new
+  // text to `on_text`. Runs through the model only the tokens the cache lacks: `ids`, and the
+  // previous turn's last generated token, which no step has run yet. When the context cannot
+  // take `ids`, the context shift comes first: the oldest tokens are dropped, the newest half of
+  // the context (all of `ids` when they are more) is kept and read again, and the result counts
+  // it in context_shifts. Should a turn fail half-way, the next one reads the whole context again.
+  GenerateResult continue_with(std::span<const uint32_t> ids, const TextCallback& on_text = {});
+  // The tokens the model sees: every turn's ids and generated tokens since the last context
+  // shift (an end-of-text token that stopped a turn is not among them).
+  std::span<const uint32_t> context() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // ---- generation with the probe ------------------------------------------------------------------
 

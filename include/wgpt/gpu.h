@@ -204,6 +204,13 @@ class Context {
                            const std::vector<BufferRange>& buffers, Workgroups workgroups);
   void dispatch(const PreparedDispatch& prepared);
 
+  // Runs `record` with every dispatch it makes prepared (as prepare() would) into the returned
+  // list instead of recorded: nothing reaches the GPU, and dispatching the list in order later
+  // runs the same pass over the same buffers without validating or binding anything again (a
+  // pass of general ops whose shapes repeat: the batched decode step). Queue writes, copies,
+  // readbacks and nested captures inside `record` throw: they would not be replayed.
+  std::vector<PreparedDispatch> capture(const std::function<void()>& record);
+
   // Registers a kernel from WGSL source under `name` (replacing none: names are unique).
   void add_kernel(std::string_view name, std::string source);
 

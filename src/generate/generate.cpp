@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "wgpt/decoder.h"
+#include "generate/run_to_end.h"
 
 namespace wgpt::generate {
 
@@ -22,20 +22,7 @@ const char* to_string(StopReason reason) {
   return "?";
 }
 
-GenerateResult generate(const model::Model& model, const tokenizer::Tokenizer& tokenizer,
-                        std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
-                        const TextCallback& on_text) {
-  Generation run(model, tokenizer, prompt_ids, options, on_text);
-  if (!run.running()) return run.finish();
-  // The prefill runs the general forward pass; decoding takes the fused GPU path where it can.
-  // The decoder is built first: compiling its kernels is a one-time cost, counted with the
-  // prompt's (as the general path's first compile is), not spread over the generated tokens.
-  std::optional<model::Decoder> fused;
-  if (options.max_new_tokens > 1 && model::Decoder::supported(model)) {
-    fused.emplace(model, run.cache(), options.sampling);
-  }
-  // The prefill (and, after a context shift, the re-prefill of the newest half) runs the general
-  // forward pass; the steps after it take the fused path.
+void run_to_end(const model::Model& model, Generation& run, model::Decoder* fused) {
   while (run.running()) {
     if (fused && !run.needs_prefill()) {
       // Every token is chosen on the GPU, two steps in flight, until the run stops or shifts.
@@ -50,6 +37,20 @@ GenerateResult generate(const model::Model& model, const tokenizer::Tokenizer& t
         model.forward(run.next_ids(), run.cache(), {.all_logits = false}).logits.to_floats();
     run.accept(run.sample(logits));
   }
+}
+
+GenerateResult generate(const model::Model& model, const tokenizer::Tokenizer& tokenizer,
+                        std::span<const uint32_t> prompt_ids, const GenerateOptions& options,
+                        const TextCallback& on_text) {
+  Generation run(model, tokenizer, prompt_ids, options, on_text);
+  if (!run.running()) return run.finish();
+  // The decoder is built first: compiling its kernels is a one-time cost, counted with the
+  // prompt's (as the general path's first compile is), not spread over the generated tokens.
+  std::optional<model::Decoder> fused;
+  if (options.max_new_tokens > 1 && model::Decoder::supported(model)) {
+    fused.emplace(model, run.cache(), options.sampling);
+  }
+  run_to_end(model, run, fused ? &*fused : nullptr);
   return run.finish();
 }
 

@@ -73,6 +73,13 @@ void Context::Impl::check_usable() {
   if (!deferred_error.empty()) throw Error(std::exchange(deferred_error, {}));
 }
 
+void Context::Impl::refuse_in_capture(std::string_view what) const {
+  if (captured) {
+    throw Error(std::string(what) +
+                " cannot be captured: Context::capture replays dispatches only");
+  }
+}
+
 void Context::Impl::raise_errors(const std::string& context) {
   std::vector<std::string> messages = errors->take();
   if (errors->lost()) throw Error("the GPU device was lost: " + errors->lost_message());
@@ -289,6 +296,7 @@ Buffer Context::upload(std::span<const std::byte> bytes) {
 
 void Context::write(const Buffer& buffer, size_t offset, std::span<const std::byte> bytes) {
   impl_->check_usable();
+  impl_->refuse_in_capture("a queue write");
   if (!buffer.valid() || offset + bytes.size() > buffer.size() || offset % 4 != 0) {
     throw Error("write of " + std::to_string(bytes.size()) + " bytes at offset " +
                 std::to_string(offset) + " does not fit a buffer of " +
@@ -340,8 +348,7 @@ void Context::dispatch(std::string_view name, std::span<const uint32_t> params,
 
 void Context::dispatch(std::string_view name, std::span<const uint32_t> params,
                        const std::vector<BufferRange>& buffers, Workgroups workgroups) {
-  impl_->check_usable();
-  impl_->record(*impl_->bind(name, params, buffers, workgroups));
+  dispatch(prepare(name, params, buffers, workgroups));
 }
 
 PreparedDispatch Context::prepare(std::string_view name, std::span<const uint32_t> params,
@@ -355,7 +362,23 @@ PreparedDispatch Context::prepare(std::string_view name, std::span<const uint32_
 void Context::dispatch(const PreparedDispatch& prepared) {
   if (!prepared.valid()) throw Error("dispatch of an empty PreparedDispatch");
   impl_->check_usable();
+  if (impl_->captured) return impl_->captured->push_back(prepared);
   impl_->record(*prepared.state_);
+}
+
+std::vector<PreparedDispatch> Context::capture(const std::function<void()>& record) {
+  impl_->check_usable();
+  impl_->refuse_in_capture("a capture");
+  std::vector<PreparedDispatch> dispatches;
+  impl_->captured = &dispatches;
+  try {
+    record();
+  } catch (...) {
+    impl_->captured = nullptr;
+    throw;
+  }
+  impl_->captured = nullptr;
+  return dispatches;
 }
 
 std::shared_ptr<PreparedState> Context::Impl::bind(std::string_view name,
@@ -456,6 +479,7 @@ void Context::Impl::take_unrecorded(BufferSlot& slot) {
 
 void Context::copy(const BufferRange& from, const BufferRange& to) {
   impl_->check_usable();
+  impl_->refuse_in_capture("a copy");
   if (!from.buffer || !from.buffer->valid() || !to.buffer || !to.buffer->valid()) {
     throw Error("copy: no buffer");
   }
@@ -493,6 +517,7 @@ void Context::readback_many_async(
 void Context::Impl::readback_many_async(
     const std::vector<BufferRange>& regions,
     std::function<void(Result<std::vector<std::vector<std::byte>>>)> done) {
+  refuse_in_capture("a readback");
   // Copies need 4-byte alignment: copy the aligned span around each region and trim on the host.
   struct Slice {
     size_t staging_offset, skip, size;
@@ -604,6 +629,7 @@ void Context::Impl::submit_and_wait() {
 #ifdef __EMSCRIPTEN__
   throw Error("waiting for the GPU blocks, which the browser forbids");
 #else
+  refuse_in_capture("waiting for the GPU");
   submit();
   std::string error;
   api::wait(handles, api::queue_done_async(handles, [&](std::string e) { error = e; }));

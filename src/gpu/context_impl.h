@@ -63,6 +63,8 @@ struct Context::Impl {
   uint64_t recording = 1;
   std::string deferred_error;   // raised by the next call (scopes close noexcept)
   api::Waitable last_readback;  // what a synchronous readback waits on
+  // Where dispatches go while Context::capture runs, instead of into the pass.
+  std::vector<PreparedDispatch>* captured = nullptr;
   // Context::time_kernels: while on, each dispatch is timed (kernel_timing.cpp).
   bool timing_kernels = false;
   std::map<std::string, KernelTiming, std::less<>> kernel_timings;
@@ -112,6 +114,8 @@ struct Context::Impl {
   void time_dispatch(const std::string& kernel);
   void collect_timestamps();
   void check_usable();
+  // Throws while Context::capture runs: `what` (a queue write, a copy, ...) would not be replayed.
+  void refuse_in_capture(std::string_view what) const;
 };
 
 }  // namespace wgpt::gpu

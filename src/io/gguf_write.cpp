@@ -145,7 +145,8 @@ std::vector<uint8_t> encode(const TensorData& tensor) {
   }
   const auto values = tensor.floats();
   out.resize(values.size_bytes());
-  std::memcpy(out.data(), values.data(), values.size_bytes());
+  // An empty tensor leaves both buffers empty, whose data() may be null: memcpy may not take that.
+  if (!values.empty()) std::memcpy(out.data(), values.data(), values.size_bytes());
   return out;
 }
 

@@ -70,26 +70,31 @@ BatchDecoder::BatchDecoder(const Model& model, size_t slots) : model_(model) {
       caches_[s].values.push_back(value_pools_.back().view(s * per_slot, cache_shape));
     }
   }
+  zeros_ = Tensor::from_u32(std::vector<uint32_t>(slots, 0), {slots}).to_gpu(model.context());
 }
 
-Tensor BatchDecoder::step(std::span<const uint32_t> slots, std::span<const uint32_t> tokens) {
+BatchDecoder::~BatchDecoder() = default;
+
+struct BatchDecoder::Plan {
+  Tensor ids, slots, positions;  // u32 [rows], rewritten every step
+  std::vector<gpu::PreparedDispatch> dispatches;
+  BatchStep outputs;  // [rows, ...]
+};
+
+std::vector<uint32_t> BatchDecoder::positions_of(std::span<const uint32_t> slots,
+                                                 std::span<const uint32_t> tokens) const {
+  check_rows(model_.config(), caches_, slots, tokens);
+  std::vector<uint32_t> positions(slots.size());
+  for (size_t r = 0; r < slots.size(); ++r) {
+    positions[r] = static_cast<uint32_t>(caches_[slots[r]].length());
+  }
+  return positions;
+}
+
+BatchStep BatchDecoder::record_step(const Tensor& ids, const Tensor& row_slots,
+                                    const Tensor& row_positions) {
   const Config& c = model_.config();
   const Weights& w = model_.weights();
-  check_rows(c, caches_, slots, tokens);
-  const size_t rows = tokens.size();
-  std::vector<uint32_t> positions(rows);
-  for (size_t r = 0; r < rows; ++r)
-    positions[r] = static_cast<uint32_t>(caches_[slots[r]].length());
-
-  const std::shared_ptr<gpu::Context>& context = model_.context();
-  gpu::Scope scope(*context);  // the step records into one submit
-  // Into pooled buffers, as Model::forward's ids: a step of the same size binds the same buffers.
-  auto upload = [&](std::span<const uint32_t> values) {
-    Tensor tensor = Tensor::empty_gpu(context, {rows}, DType::u32);
-    context->write(tensor.buffer(), tensor.offset() * sizeof(uint32_t), std::as_bytes(values));
-    return tensor;
-  };
-  const Tensor ids = upload(tokens), row_slots = upload(slots), row_positions = upload(positions);
   const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim()));
   Tensor x = ops::embedding(ids, w.token_embedding, w.position_embedding, row_positions);
   for (size_t layer = 0; layer < c.n_layer; ++layer) {
@@ -104,8 +109,59 @@ Tensor BatchDecoder::step(std::span<const uint32_t> slots, std::span<const uint3
   Tensor logits = ops::matmul_transposed_chunks(
       ops::layernorm(x, w.final_gamma, w.final_beta, c.layer_norm_epsilon), w.token_embedding, 1.0f,
       true);
+  Tensor best = ops::score_rows(logits, zeros_.rows(0, ids.shape()[0]), 1).top;
+  return {std::move(logits), std::move(best)};
+}
+
+BatchStep BatchDecoder::step_general(std::span<const uint32_t> slots,
+                                     std::span<const uint32_t> tokens) {
+  const std::vector<uint32_t> positions = positions_of(slots, tokens);
+  const std::shared_ptr<gpu::Context>& context = model_.context();
+  gpu::Scope scope(*context);  // the step records into one submit
+  // Into pooled buffers, as Model::forward's ids: a step of the same size binds the same buffers.
+  auto upload = [&](std::span<const uint32_t> values) {
+    Tensor tensor = Tensor::empty_gpu(context, {values.size()}, DType::u32);
+    context->write(tensor.buffer(), tensor.byte_offset(), std::as_bytes(values));
+    return tensor;
+  };
+  BatchStep outputs = record_step(upload(tokens), upload(slots), upload(positions));
   for (uint32_t slot : slots) ++caches_[slot].length_;
-  return logits;
+  return outputs;
+}
+
+BatchDecoder::Plan& BatchDecoder::plan_for(size_t rows) {
+  if (auto found = plans_.find(rows); found != plans_.end()) return *found->second;
+  const std::shared_ptr<gpu::Context>& context = model_.context();
+  auto plan = std::make_unique<Plan>();
+  for (Tensor* input : {&plan->ids, &plan->slots, &plan->positions}) {
+    *input = Tensor::empty_gpu(context, {rows}, DType::u32);
+  }
+  plan->dispatches = context->capture(
+      [&] { plan->outputs = record_step(plan->ids, plan->slots, plan->positions); });
+  return *plans_.emplace(rows, std::move(plan)).first->second;
+}
+
+BatchStep BatchDecoder::step(std::span<const uint32_t> slots, std::span<const uint32_t> tokens) {
+  const std::vector<uint32_t> positions = positions_of(slots, tokens);
+  const size_t rows = slots.size();
+  size_t bucket = 1;
+  while (bucket < rows) bucket *= 2;
+  bucket = std::min(bucket, caches_.size());
+  Plan& plan = plan_for(bucket);
+  const std::shared_ptr<gpu::Context>& context = model_.context();
+  gpu::Scope scope(*context);  // the step records into one submit
+  // The padding rows repeat row 0.
+  auto write = [&](const Tensor& tensor, std::span<const uint32_t> values) {
+    std::vector<uint32_t> padded(values.begin(), values.end());
+    padded.resize(bucket, values[0]);
+    context->write(tensor.buffer(), tensor.byte_offset(), std::as_bytes(std::span(padded)));
+  };
+  write(plan.ids, tokens);
+  write(plan.slots, slots);
+  write(plan.positions, positions);
+  for (const gpu::PreparedDispatch& dispatch : plan.dispatches) context->dispatch(dispatch);
+  for (uint32_t slot : slots) ++caches_[slot].length_;
+  return {plan.outputs.logits.rows(0, rows), plan.outputs.best.rows(0, rows)};
 }
 
 }  // namespace wgpt::model

@@ -9,7 +9,6 @@
 #include <thread>
 
 #include "serve/step_outputs.h"
-#include "wgpt/ops.h"
 #include "wgpt/sampling.h"
 
 namespace wgpt::serve {
@@ -48,7 +47,13 @@ BatchedEngine::BatchedEngine(const model::Model& model, size_t slots)
 
 void BatchedEngine::begin(size_t slot, const generate::SamplingOptions& sampling) {
   decoder_.cache(slot).clear();
-  slots_.at(slot) = {sampling, {}};
+  Slot& s = slots_.at(slot);
+  s = {sampling, {}, {}, {}, nullptr, false};
+  if (sampling.is_greedy() && !sampling.adjusts_logits()) return;
+  model::validate(sampling, model_.config());
+  s.logits = Tensor::empty_gpu(model_.context(), {model_.config().vocab_size});
+  s.state = Tensor::empty_gpu(model_.context(), {2}, DType::u32);
+  s.sampler = std::make_unique<model::TokenSampler>(model_, sampling, s.logits, s.state);
 }
 
 bool BatchedEngine::batches(const StepInput& input) {
@@ -56,10 +61,9 @@ bool BatchedEngine::batches(const StepInput& input) {
          !input.report.attention;
 }
 
-bool BatchedEngine::plain_greedy(const StepInput& input) const {
-  const generate::SamplingOptions& sampling = slots_[input.slot].sampling;
-  return sampling.is_greedy() && !sampling.adjusts_logits() && !input.report.logprob &&
-         input.report.top == 0;
+BatchedEngine::Choice BatchedEngine::choice_of(const StepInput& input) const {
+  if (input.report.logprob || input.report.top > 0) return Choice::host;
+  return slots_[input.slot].sampler ? Choice::sampler : Choice::argmax;
 }
 
 std::vector<StepOutput> BatchedEngine::step(std::span<const StepInput> batch) {
@@ -85,7 +89,8 @@ std::vector<StepOutput> BatchedEngine::step(std::span<const StepInput> batch) {
 
 StepOutput BatchedEngine::step_alone(const StepInput& input) {
   StepOutput output;
-  const Slot& slot = slots_[input.slot];
+  Slot& slot = slots_[input.slot];
+  slot.started = false;  // the sampler's state on the GPU misses this step
   const std::vector<float> logits =
       forward_logits(model_, decoder_.cache(input.slot), input, output);
   output.token = model::choose_token(logits, slot.context, slot.sampling).token;
@@ -96,49 +101,60 @@ StepOutput BatchedEngine::step_alone(const StepInput& input) {
 void BatchedEngine::step_together(std::span<const StepInput> batch, std::span<const size_t> rows,
                                   std::vector<StepOutput>& outputs) {
   std::vector<uint32_t> slots, tokens;
-  bool any_greedy = false;
+  std::vector<Choice> choices;
   for (size_t i : rows) {
     slots.push_back(static_cast<uint32_t>(batch[i].slot));
     tokens.push_back(batch[i].ids[0]);
-    any_greedy = any_greedy || plain_greedy(batch[i]);
+    choices.push_back(choice_of(batch[i]));
+    Slot& slot = slots_[batch[i].slot];
+    if (choices.back() != Choice::sampler) {
+      slot.started = false;
+    } else if (!slot.started) {
+      slot.sampler->start(slot.context);  // queue writes: before the step is recorded
+      slot.started = true;
+    }
   }
   const std::shared_ptr<gpu::Context>& context = model_.context();
   const size_t vocab = model_.config().vocab_size;
-  gpu::Scope scope(*context);  // the step, the argmax and the readback copies: one submit
-  const Tensor logits = decoder_.step(slots, tokens);
-  // What comes back: the argmax of every row (when any row wants it), then the logits of each
-  // row that chooses on the host.
-  std::vector<gpu::BufferRange> regions;
-  Tensor best;
-  if (any_greedy) {
-    // score_rows' top 1 is the first maximum; its targets only feed the surprisal, unused here.
-    Tensor targets = Tensor::empty_gpu(context, {rows.size()}, DType::u32);
-    const std::vector<uint32_t> zeros(rows.size(), 0);
-    context->write(targets.buffer(), targets.offset() * 4, std::as_bytes(std::span(zeros)));
-    best = ops::score_rows(logits, targets, 1).top;
-    regions.emplace_back(best.buffer(), best.offset() * 4, rows.size() * 2 * 4);
-  }
+  gpu::Scope scope(*context);  // the step, the samplers and the readback copies: one submit
+  const model::BatchStep step = decoder_.step(slots, tokens);
+  const Tensor& logits = step.logits;
+  auto row_range = [&](size_t r) {
+    return gpu::BufferRange(logits.buffer(), (logits.offset() + r * vocab) * 4, vocab * 4);
+  };
+  // The sampled rows' logits into their slots' copies first, then their samplers: one compute pass.
   for (size_t r = 0; r < rows.size(); ++r) {
-    if (!plain_greedy(batch[rows[r]])) {
-      regions.emplace_back(logits.buffer(), (logits.offset() + r * vocab) * 4, vocab * 4);
+    if (choices[r] == Choice::sampler) context->copy(row_range(r), slots_[slots[r]].logits.range());
+  }
+  // What comes back, a region per row: its argmax's id, its sampler's choice (the state's token)
+  // or its logits.
+  std::vector<gpu::BufferRange> regions;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const Slot& slot = slots_[slots[r]];
+    if (choices[r] == Choice::argmax) {
+      regions.emplace_back(step.best.buffer(), step.best.byte_offset() + r * 8, 4);
+    } else if (choices[r] == Choice::sampler) {
+      slot.sampler->record();
+      regions.emplace_back(slot.state.buffer(), slot.state.byte_offset() + 4, 4);
+    } else {
+      regions.push_back(row_range(r));
     }
   }
   const std::vector<std::vector<std::byte>> bytes = context->readback_many(regions);
-  // The rows that choose on the host; the i-th reads region first_region + i.
   std::vector<size_t> on_host;
   for (size_t r = 0; r < rows.size(); ++r) {
-    if (plain_greedy(batch[rows[r]])) {
-      std::memcpy(&outputs[rows[r]].token, bytes[0].data() + r * 2 * 4, 4);
-    } else {
+    if (choices[r] == Choice::host) {
       on_host.push_back(r);
+    } else {
+      std::memcpy(&outputs[rows[r]].token, bytes[r].data(), 4);
     }
   }
-  const size_t first_region = any_greedy ? 1 : 0;
   for_each_row(on_host.size(), [&](size_t i) {
-    const StepInput& input = batch[rows[on_host[i]]];
-    StepOutput& output = outputs[rows[on_host[i]]];
+    const size_t r = on_host[i];
+    const StepInput& input = batch[rows[r]];
+    StepOutput& output = outputs[rows[r]];
     std::vector<float> row(vocab);
-    std::memcpy(row.data(), bytes[first_region + i].data(), vocab * 4);
+    std::memcpy(row.data(), bytes[r].data(), vocab * 4);
     const Slot& slot = slots_[input.slot];
     output.token = model::choose_token(row, slot.context, slot.sampling).token;
     describe(row, input.report, output);

@@ -3,9 +3,12 @@
 // (model::BatchDecoder: the rows share each weight read, each attends to its own cache), so N
 // concurrent streams cost far less than N single steps. A sequence's first step (its prompt) and a
 // step that reports attention run alone on the general forward pass, into the same slot's cache.
-// The next token: greedy rows without logit adjustments or reports take the argmax on the GPU (8
-// bytes per row come back, ops::score_rows' top 1); every other row reads its logits back and
-// chooses on the host with model::choose_token (the CPU reference), as SequentialEngine does.
+// The next token is chosen on the GPU for every batched row that reports nothing else, and 4 bytes
+// per row come back: greedy rows without logit adjustments take the step's argmax (ops::score_rows'
+// top 1); every other such row — sampled, or greedy with penalties or a bias — runs its slot's
+// model::TokenSampler (the B = 1 decoder's sampling kernels, bound once per request) over a copy
+// of its row of logits. Rows that report a log-probability or top tokens read their logits back
+// and choose on the host with model::choose_token (the CPU reference), as SequentialEngine does.
 // A row's numbers do not depend on the other rows (BatchDecoder's row-invariant products), so a
 // sequence's tokens do not depend on what else is in the batch.
 
@@ -15,6 +18,7 @@
 #include "serve/step_engine.h"
 #include "wgpt/batch_decoder.h"
 #include "wgpt/model.h"
+#include "wgpt/sampling.h"
 
 namespace wgpt::serve {
 
@@ -34,7 +38,17 @@ class BatchedEngine final : public StepEngine {
     generate::SamplingOptions sampling;
     // The prompt and every token fed since begin(): the penalties' window and the draw's index.
     std::vector<uint32_t> context;
+    // Where a row that is not plain greedy chooses on the GPU: its copy of its logits row, the
+    // sampler's step state u32 [position, token] and the sampler over them (none for plain greedy
+    // decoding). `started` while the sampler's state and context on the GPU are the slot's: each
+    // choice it makes extends them itself; a step that chose elsewhere ends that.
+    Tensor logits, state;
+    std::unique_ptr<model::TokenSampler> sampler;
+    bool started = false;
   };
+  // How a batched row's next token is chosen.
+  enum class Choice { argmax, sampler, host };
+  Choice choice_of(const StepInput& input) const;
   // Whether an input joins the batched step: it continues its cache by one token without
   // reporting attention.
   bool batches(const StepInput& input);
@@ -42,8 +56,6 @@ class BatchedEngine final : public StepEngine {
   // Runs the batched rows (indices into `batch`) and fills their outputs.
   void step_together(std::span<const StepInput> batch, std::span<const size_t> rows,
                      std::vector<StepOutput>& outputs);
-  // Whether a row's token is chosen on the GPU, with nothing else to report.
-  bool plain_greedy(const StepInput& input) const;
 
   const model::Model& model_;
   model::BatchDecoder decoder_;

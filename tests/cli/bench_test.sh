@@ -60,10 +60,11 @@ else
   grep -q "agrees at 16 of 16 positions" <<<"$parity" || fail "parity: $parity"
   [ -n "$band" ] || fail "no loss band in: $(cat "$scratch/both.md")"
 fi
-# The batched decode step against one sequence at a time: a row per count, with both timings.
+# The batched decode step (planned and general) against one sequence at a time: a row per count,
+# with the three timings.
 "$wgpt" bench -m "$char" -p 0 -n 0 --gen-prompt 4 --batch-decode 1,3 --batch-decode-steps 2 \
   >"$scratch/batched.md" 2>"$scratch/err" || fail "bench --batch-decode failed: $(cat "$scratch/err")"
-[ "$(grep -cE '^\| [13] \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+× \|$' "$scratch/batched.md")" -eq 2 ] ||
+[ "$(grep -cE '^\| [13] \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+× \|$' "$scratch/batched.md")" -eq 2 ] ||
   fail "no row per --batch-decode count in: $(cat "$scratch/batched.md")"
 expect_error "batch past the context" "within the model's context" "$wgpt" bench -m "$char" -p 0 -n 0 \
   --gen-prompt 60 --batch-decode 2

@@ -55,18 +55,6 @@ wall=$("$wgpt" generate -m "$char" -p "ROMEO:" -n 150 --greedy --ignore-eos --no
 grep -q '"stop":"context full"' <<<"$wall" || fail "--no-context-shift did not stop at the context: $wall"
 grep -q "context of 64 tokens is full" "$scratch/err" || fail "--no-context-shift: $(cat "$scratch/err")"
 
-# -i: each typed line continues the transcript as a plain run from the whole transcript would.
-sampling=(-n 12 --top-k 10 --seed 3 --ignore-eos --backend cpu)
-printf 'ROMEO:\nJULIET:\n\nnever read\n' | "$wgpt" generate -m "$char" -i "${sampling[@]}" >"$scratch/chat" 2>"$scratch/err" ||
-  fail "generate -i failed: $(cat "$scratch/err")"
-turn1="ROMEO:"$'\n'"$(text_of "$("$wgpt" generate -m "$char" -p "ROMEO:"$'\n' "${sampling[@]}" --json 2>/dev/null)")"
-[[ "$turn1" == *$'\n' ]] || turn1+=$'\n'
-turn2="${turn1}JULIET:"$'\n'
-expected="$turn2$(text_of "$("$wgpt" generate -m "$char" -p "$turn2" "${sampling[@]}" --json 2>/dev/null)")"
-[ "$(cat "$scratch/chat")" = "$expected" ] || fail "generate -i: $(cat -A "$scratch/chat") expected $(cat -A <<<"$expected")"
-grep -q "never read" "$scratch/chat" && fail "generate -i went on past an empty line"
-expect_error "-i with --json" "it takes neither --json nor -p -" "$wgpt" generate -m "$char" -i --json
-
 # -o -: the trace on standard output, the text as progress on standard error; no file named "-".
 (cd "$scratch" && "$wgpt" trace -m "$char" -p "ROMEO:" -n 5 -o - --backend cpu >"$scratch/stdout.ndjson" 2>"$scratch/err") ||
   fail "trace -o - failed: $(cat "$scratch/err")"

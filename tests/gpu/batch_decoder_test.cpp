@@ -1,11 +1,13 @@
 // The batched decode step (model::BatchDecoder) and the server's engine on it: each row's logits
 // are the general forward pass's for its sequence (within float reassociation: the products take
 // other kernels), a row's logits are bit for bit the same alone as among other rows of other
-// lengths, and the batched engine's greedy tokens are the sequential engine's.
+// lengths, the planned step is the general step bit for bit, and the batched engine's tokens,
+// greedy and sampled, are the sequential engine's.
 #include "wgpt/batch_decoder.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -61,7 +63,7 @@ TEST(BatchDecoder, RowsAreTheForwardPassAndDoNotDependOnEachOther) {
   const std::vector<uint32_t> slots = {2, 0, 1};
   for (uint32_t step = 0; step < 4; ++step) {
     const std::vector<uint32_t> tokens = {step * 7 % 67, step * 11 % 67, step * 13 % 67};
-    const std::vector<float> logits = together.step(slots, tokens).to_floats();
+    const std::vector<float> logits = together.step(slots, tokens).logits.to_floats();
     for (size_t r = 0; r < 3; ++r) {
       const std::vector<float> expected =
           model.forward(std::span(&tokens[r], 1), references[slots[r]], {.all_logits = false})
@@ -73,13 +75,56 @@ TEST(BatchDecoder, RowsAreTheForwardPassAndDoNotDependOnEachOther) {
       }
     }
     const std::vector<float> solo =
-        alone.step(std::span(slots.data(), 1), std::span(tokens.data(), 1)).to_floats();
+        alone.step(std::span(slots.data(), 1), std::span(tokens.data(), 1)).logits.to_floats();
     EXPECT_EQ(solo, row_of(logits, 0, vocab)) << "step " << step;
     // `alone` keeps its other slots in step with `together` by running them as a pair.
     alone.step(std::span(slots.data() + 1, 2), std::span(tokens.data() + 1, 2));
   }
   EXPECT_EQ(together.cache(2).length(), 66u);
   EXPECT_EQ(alone.cache(0).length(), 9u);
+}
+
+std::vector<uint32_t> u32s_of(const Tensor& tensor) {
+  const Tensor copy = tensor.to_cpu();
+  return {copy.u32s().begin(), copy.u32s().end()};
+}
+
+// The planned step replays the general step's pass: the same logits and greedy tokens, bit for
+// bit, for row counts that fill their bucket or are padded to it, as rows join and leave; a
+// repeated step creates no bind group and no buffer.
+TEST(BatchDecoder, PlannedStepIsTheGeneralStepBitForBit) {
+  const Model model = odd_model();
+  const size_t slots = 5;  // buckets 1, 2, 4 and 5
+  BatchDecoder planned(model, slots), general(model, slots);
+  for (size_t s = 0; s < slots; ++s) {
+    const std::vector<uint32_t> ids = prompt(2 + 9 * s, static_cast<uint32_t>(s));
+    model.forward(ids, planned.cache(s), {.all_logits = false});
+    model.forward(ids, general.cache(s), {.all_logits = false});
+  }
+  const std::vector<std::vector<uint32_t>> steps = {
+      {2, 0, 1}, {0}, {1, 3, 4, 0, 2}, {4, 2}, {2, 0, 1}, {3, 1, 0}, {3}};
+  gpu::Stats before, after;
+  for (size_t step = 0; step < steps.size(); ++step) {
+    const std::vector<uint32_t>& rows = steps[step];
+    std::vector<uint32_t> tokens(rows.size());
+    for (size_t r = 0; r < rows.size(); ++r) tokens[r] = (rows[r] * 17 + step * 5) % 67;
+    before = model.context()->stats();
+    const model::BatchStep ours = planned.step(rows, tokens);
+    const std::vector<float> logits = ours.logits.to_floats();
+    const std::vector<uint32_t> best = u32s_of(ours.best);
+    after = model.context()->stats();
+    const model::BatchStep theirs = general.step_general(rows, tokens);
+    EXPECT_EQ(logits, theirs.logits.to_floats()) << "step " << step;
+    EXPECT_EQ(best, u32s_of(theirs.best)) << "step " << step;
+    EXPECT_EQ(logits.size(), rows.size() * model.config().vocab_size);
+  }
+  EXPECT_EQ(planned.plans(), 4u);
+  EXPECT_EQ(general.plans(), 0u);
+  // The last step, {3}, replayed the plan of one row that {0} captured.
+  EXPECT_GT(after.dispatches - before.dispatches, 2 * model.config().n_layer);
+  EXPECT_EQ(after.bind_groups_created - before.bind_groups_created, 0u);
+  EXPECT_EQ(after.buffers_created - before.buffers_created, 0u);
+  EXPECT_EQ(planned.cache(3).length(), general.cache(3).length());
 }
 
 TEST(BatchDecoder, RefusesRowsItCannotRun) {
@@ -96,21 +141,26 @@ TEST(BatchDecoder, RefusesRowsItCannotRun) {
   EXPECT_FALSE(BatchDecoder::supported(Model::random(model.config(), 1), 2)) << "on the CPU";
 }
 
-// Greedy sequences of three prompt lengths, joining at different steps, through an engine.
-std::vector<std::vector<uint32_t>> greedy_runs(serve::StepEngine& engine,
-                                               const std::vector<std::vector<uint32_t>>& prompts,
-                                               size_t steps) {
+// Sequences of several prompt lengths, joining at different steps, through an engine, slot s
+// sampling with samplings[s]; a slot in `reporting` asks for its top tokens at step 6 only (its
+// token chosen on the host that step).
+std::vector<std::vector<uint32_t>> runs(serve::StepEngine& engine,
+                                        const std::vector<std::vector<uint32_t>>& prompts,
+                                        const std::vector<model::SamplingOptions>& samplings,
+                                        size_t steps, std::vector<size_t> reporting = {}) {
   std::vector<std::vector<uint32_t>> tokens(prompts.size());
   for (size_t step = 0; step < steps; ++step) {
     std::vector<serve::StepInput> batch;
     for (size_t s = 0; s < prompts.size(); ++s) {
       if (step < s) continue;  // slot s joins at step s
       if (step == s) {
-        engine.begin(s, {.greedy = true});
+        engine.begin(s, samplings[s]);
         batch.push_back({.slot = s, .ids = prompts[s]});
       } else {
         batch.push_back({.slot = s, .ids = std::span(&tokens[s].back(), 1)});
       }
+      const bool reports = std::find(reporting.begin(), reporting.end(), s) != reporting.end();
+      if (reports && step == 6) batch.back().report.top = 2;
     }
     const std::vector<serve::StepOutput> outputs = engine.step(batch);
     for (size_t i = 0; i < batch.size(); ++i) tokens[batch[i].slot].push_back(outputs[i].token);
@@ -118,18 +168,28 @@ std::vector<std::vector<uint32_t>> greedy_runs(serve::StepEngine& engine,
   return tokens;
 }
 
-TEST(BatchedEngine, GreedyTokensAreTheSequentialEngines) {
+// Every way a batched row's token is chosen against the sequential engine (the fused B = 1 path,
+// choosing on the host with the CPU reference except for plain greedy rows): a plain greedy row
+// (the step's argmax), sampled rows and a greedy row with a penalty and a bias (their slots'
+// samplers on the GPU), and a sampled slot that reports its top tokens for one step in between
+// (on the host that step). The same tokens for the same seeds.
+TEST(BatchedEngine, TokensAreTheSequentialEngines) {
   const auto dir = test::source_dir() / "tests/fixtures/hf/char-tiny";
   const Model model = Model::load(dir, test::gpu_context());
   const auto tokenizer = tokenizer::load_tokenizer(dir);
   const std::vector<std::vector<uint32_t>> prompts = {
       tokenizer->encode("ROMEO:"), tokenizer->encode("What light through yonder"),
-      tokenizer->encode("O")};
-  serve::BatchedEngine batched(model, 3);
-  serve::SequentialEngine sequential(model, 3);
-  const auto expected = greedy_runs(sequential, prompts, 20);
-  EXPECT_EQ(greedy_runs(batched, prompts, 20), expected);
-  EXPECT_EQ(expected[2].size(), 18u);
+      tokenizer->encode("O"), tokenizer->encode("JULIET:")};
+  const std::vector<model::SamplingOptions> samplings = {
+      {.greedy = true},
+      {.temperature = 0.9f, .top_k = 12, .seed = 7},
+      {.temperature = 1.3f, .top_p = 0.9f, .min_p = 0.02f, .seed = 8},
+      {.greedy = true, .repeat_penalty = 1.4f, .logit_bias = {{tokenizer->encode("e")[0], -2.0f}}}};
+  serve::BatchedEngine batched(model, 4);
+  serve::SequentialEngine sequential(model, 4);
+  const auto expected = runs(sequential, prompts, samplings, 20, {2});
+  EXPECT_EQ(runs(batched, prompts, samplings, 20, {2}), expected);
+  EXPECT_EQ(expected[3].size(), 17u);
 }
 
 TEST(BatchedEngine, AutomaticChoiceTakesItOnHardwareGpusOnly) {

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <string>
 #include <thread>
 
 #include "test_support.h"
@@ -96,6 +98,47 @@ TEST(GpuContext, CopiesKeepOrderWithDispatchesInOneSubmit) {
   // Outside a scope a copy is submitted at once.
   context->copy({b}, {c, 4});
   EXPECT_EQ(to_floats(context->readback(c, 4, 16)), (std::vector<float>{2, 4, 6, 8}));
+}
+
+TEST(GpuContext, CaptureBindsDispatchesThatReplayLaterAndRefusesTheRest) {
+  auto context = test::gpu_context();
+  Buffer a = upload_floats(*context, {1, 2, 3});
+  Buffer b = context->create_storage(12);
+  Buffer c = context->create_storage(12);
+  const Stats before = context->stats();
+  const std::vector<PreparedDispatch> pass = context->capture([&] {
+    Scope scope(*context);
+    twice_plus(*context, a, b, 3, 0.0f);  // b = 2a
+    twice_plus(*context, b, c, 3, 1.0f);  // c = 4a + 1
+  });
+  ASSERT_EQ(pass.size(), 2u);
+  EXPECT_EQ(context->stats().dispatches, before.dispatches) << "nothing ran";
+  EXPECT_EQ(context->stats().submits, before.submits);
+  for (float first : {1.0f, 5.0f}) {
+    context->write(a, 0, std::as_bytes(std::span(&first, 1)));
+    {
+      Scope scope(*context);
+      for (const PreparedDispatch& dispatch : pass) context->dispatch(dispatch);
+    }
+    EXPECT_EQ(to_floats(context->readback(c, 0, 12)), (std::vector<float>{4 * first + 1, 9, 13}));
+  }
+  EXPECT_EQ(context->stats().dispatches - before.dispatches, 4u);
+  const float one = 1;
+  const auto refused = [&](const std::function<void()>& record, const char* what) {
+    try {
+      context->capture(record);
+      ADD_FAILURE() << what << " was captured";
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find(what), std::string::npos) << error.what();
+    }
+  };
+  refused([&] { context->write(a, 0, std::as_bytes(std::span(&one, 1))); }, "a queue write");
+  refused([&] { context->copy({a}, {b}); }, "a copy");
+  refused([&] { context->readback(a, 0, 4); }, "a readback");
+  refused([&] { context->capture([] {}); }, "a capture");
+  // A refusal ends the capture (and wrote nothing): dispatches run again.
+  twice_plus(*context, a, b, 3, 0.0f);
+  EXPECT_EQ(to_floats(context->readback(b, 0, 12)), (std::vector<float>{10, 4, 6}));
 }
 
 TEST(GpuContext, KernelTimingTimesEachDispatch) {
