@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <set>
 
 #include "bench_parts.h"
 #include "wgpt/batch_decoder.h"
@@ -27,10 +28,12 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Seconds per step of `rows` sequences in one batched step each, after `warmup` untimed steps:
-// the step's plan replayed (`planned`, as the server runs it) or its general ops bound afresh.
-double batched_step_seconds(const model::Model& model, size_t rows, size_t prompt, size_t warmup,
-                            size_t steps, bool planned) {
+// Steps `rows` sequences after their prompts in one batched step each, greedily (the argmax on the
+// GPU, read back): the step's plan replayed (`planned`, as the server runs it) or its general ops
+// bound afresh. `on_step` runs after each step.
+template <class OnStep>
+void step_batched(const model::Model& model, size_t rows, size_t prompt, size_t count, bool planned,
+                  OnStep on_step) {
   const std::shared_ptr<gpu::Context>& context = model.context();
   model::BatchDecoder decoder(model, rows);
   std::vector<uint32_t> slots(rows), tokens(rows);
@@ -40,19 +43,39 @@ double batched_step_seconds(const model::Model& model, size_t rows, size_t promp
     slots[r] = static_cast<uint32_t>(r);
     tokens[r] = ids.back();
   }
-  auto start = std::chrono::steady_clock::now();
-  for (size_t step = 0; step < warmup + steps; ++step) {
-    if (step == warmup) start = std::chrono::steady_clock::now();
+  for (size_t step = 0; step < count; ++step) {
     gpu::Scope scope(*context);
     const Tensor best =
         (planned ? decoder.step(slots, tokens) : decoder.step_general(slots, tokens)).best;
     const std::vector<std::byte> bytes =
         context->readback(best.buffer(), best.byte_offset(), rows * 8);
     for (size_t r = 0; r < rows; ++r) std::memcpy(&tokens[r], bytes.data() + r * 8, 4);
+    on_step(step);
+  }
+}
+
+// Seconds per step of `rows` sequences, after `warmup` untimed steps.
+double batched_step_seconds(const model::Model& model, size_t rows, size_t prompt, size_t warmup,
+                            size_t steps, bool planned) {
+  auto start = std::chrono::steady_clock::now();
+  step_batched(model, rows, prompt, warmup + steps, planned, [&](size_t step) {
+    if (step + 1 == warmup) start = std::chrono::steady_clock::now();
     std::fprintf(stderr, "\rbatch-decode: %zu rows, %s step %zu/%zu  ", rows,
                  planned ? "planned" : "general", step + 1, warmup + steps);
-  }
+  });
   return seconds_since(start) / static_cast<double>(steps);
+}
+
+// The GPU time of planned steps of `rows` sequences by kernel, after `warmup` untimed steps.
+void profile_batched_step(const model::Model& model, size_t rows, size_t prompt, size_t warmup,
+                          size_t steps) {
+  gpu::Context& context = *model.context();
+  step_batched(model, rows, prompt, warmup + steps, true, [&](size_t step) {
+    if (step + 1 == warmup) context.time_kernels(true);
+  });
+  context.time_kernels(false);
+  print_kernel_profile(context, steps,
+                       "a planned batched step of " + std::to_string(rows) + " sequences");
 }
 
 // The same sequences, each a fused B = 1 decoder stepping greedily in turn.
@@ -82,7 +105,7 @@ double sequential_step_seconds(const model::Model& model, size_t rows, size_t pr
 }  // namespace
 
 void bench_batched_decode(const model::Model& model, const std::vector<size_t>& row_counts,
-                          size_t prompt_tokens, size_t steps) {
+                          size_t prompt_tokens, size_t steps, bool profile) {
   const size_t warmup = 3;
   if (prompt_tokens == 0 || prompt_tokens + warmup + steps > model.config().n_ctx) {
     throw Error("--batch-decode needs a prompt (--gen-prompt) and " + std::to_string(steps) +
@@ -116,6 +139,16 @@ void bench_batched_decode(const model::Model& model, const std::vector<size_t>& 
                 count / batched, 1e3 * general, 1e3 * sequential,
                 sequential > 0 ? count / sequential : 0, sequential > 0 ? sequential / batched : 0);
     std::fflush(stdout);
+  }
+  if (!profile) return;
+  std::set<size_t> profiled;
+  for (size_t rows : row_counts) {
+    if (model::BatchDecoder::supported(model, rows)) profiled.insert(rows);
+  }
+  if (profiled.empty()) return;
+  profile_batched_step(model, *profiled.begin(), prompt_tokens, warmup, steps);
+  if (profiled.size() > 1) {
+    profile_batched_step(model, *profiled.rbegin(), prompt_tokens, warmup, steps);
   }
 }
 

@@ -328,10 +328,10 @@ void report(const BenchCommand& command, const model::Model& model,
   }
 }
 
-// GPU time of decode steps by kernel (see gpu::Context::time_kernels): `steps` greedy steps after a
-// prompt of up to 256 tokens, timed by kernel. With timestamps the rows are the kernels' own GPU
-// time; the rest of a step's time is the device's gaps between dependent dispatches.
-void profile_decode(const model::Model& model, const model::Decoder::Tuning& tuning) {
+// GPU time of decode steps by kernel (see gpu::Context::time_kernels): `steps` steps after a
+// prompt of up to 256 tokens, each token chosen on the GPU by `mode`'s sampling, timed by kernel.
+void profile_decode(const model::Model& model, const Mode& mode,
+                    const model::Decoder::Tuning& tuning) {
   if (!model::Decoder::supported(model)) {
     std::printf("\n(--profile needs the GPU decode path, which this model cannot take)\n");
     return;
@@ -339,32 +339,25 @@ void profile_decode(const model::Model& model, const model::Decoder::Tuning& tun
   constexpr size_t kSteps = 32;
   gpu::Context& context = *model.context();
   model::KvCache cache = model.new_cache();
-  const std::vector<uint32_t> prompt =
+  std::vector<uint32_t> ids =
       bench_ids(std::min<size_t>(256, model.config().n_ctx / 2), model.config().vocab_size);
-  model.forward(prompt, cache, {.all_logits = false});
-  model::Decoder decoder(model, cache, tuning);
-  decoder.greedy(1, 2);  // warm: pipelines
+  model.forward(ids, cache, {.all_logits = false});
+  ids.push_back(1);  // the first step's token, which the cache does not hold yet
+  model::Decoder decoder(model, cache, mode.options, tuning);
+  // Warm (pipelines), then the timed steps; each continues the context the one before grew.
+  auto steps = [&](size_t count) {
+    std::vector<uint32_t> chosen = decoder.generate(ids, count);
+    ids.insert(ids.end(), chosen.begin(), chosen.end());
+  };
+  steps(2);
   const size_t position = cache.length();
   context.time_kernels(true);
-  decoder.greedy(1, kSteps);
+  steps(kSteps);
   context.time_kernels(false);
-  const std::vector<gpu::KernelTiming> rows = context.kernel_timings();
-  double total = 0;
-  for (const auto& row : rows) total += row.microseconds;
-  const double steps = static_cast<double>(kSteps);
-  std::printf(
-      "\nGPU time of a decode step at positions %zu..%zu by kernel (%s, %zu steps):\n\n"
-      "| kernel | per step | µs each | µs per step | share |\n|---|---:|---:|---:|---:|\n",
-      position, position + kSteps,
-      context.kernel_timings_exact() ? "timestamp queries" : "wall time of each dispatch alone",
-      kSteps);
-  for (const auto& row : rows) {
-    const double per_step = static_cast<double>(row.dispatches) / steps;
-    std::printf("| %s | %.3g | %.2f | %.1f | %.0f%% |\n", row.kernel.c_str(), per_step,
-                row.microseconds / static_cast<double>(row.dispatches), row.microseconds / steps,
-                100.0 * row.microseconds / total);
-  }
-  std::printf("| total in kernels | | | %.1f | |\n", total / steps);
+  const std::string what = mode.name.empty() ? "greedy" : mode.name;
+  print_kernel_profile(context, kSteps,
+                       "a decode step (" + what + ") at positions " + std::to_string(position) +
+                           ".." + std::to_string(position + kSteps));
 }
 
 // GPU time of a ppN pass by kernel (see gpu::Context::time_kernels).
@@ -484,7 +477,9 @@ void run(const BenchCommand& command) {
   }
   if (command.profile) {
     profile_prefill(model, longest);
-    profile_decode(model, tuning(command, command.product_workgroups.front()));
+    for (const Mode& mode : modes) {
+      profile_decode(model, mode, tuning(command, command.product_workgroups.front()));
+    }
   }
   if (command.products) {
     const TrainingBench& t = command.training;
@@ -496,7 +491,7 @@ void run(const BenchCommand& command) {
   if (command.train && context) bench_training(model.config(), context, command.training);
   if (!command.batch_decode.empty()) {
     bench_batched_decode(model, command.batch_decode, command.generate_prompt,
-                         command.batch_decode_steps);
+                         command.batch_decode_steps, command.profile);
   }
 }
 
@@ -572,8 +567,10 @@ void add_bench_command(CLI::App& app) {
   sub->add_option("--score-top", command->score_top, "Alternatives per token when scoring")
       ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
-  sub->add_flag("--profile", command->profile,
-                "Also show where the GPU time of a ppN pass and of a decode step goes, by kernel");
+  sub->add_flag(
+      "--profile", command->profile,
+      "Also show where the GPU time goes, by kernel: of a ppN pass, of a decode step (greedy "
+      "and with each --sampling) and, with --batch-decode, of a batched step");
   sub->add_flag("--products", command->products,
                 "Also time every matrix product of a ppN pass (and of a training step, with "
                 "--train) and the prompt's attention, in both precisions, as TFLOP/s against the "

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "wgpt/gpu.h"
@@ -54,11 +55,18 @@ void bench_parity(model::Model& model, const std::vector<uint32_t>& ids);
 void bench_products(const model::Model& model, size_t prompt_tokens, size_t train_rows,
                     size_t train_seq_len, size_t repetitions);
 
+// Prints the kernel timings `context` collected over `steps` steps (gpu::Context::time_kernels),
+// one row per kernel: dispatches, µs each and per step, and share. With timestamp queries the rows
+// are the kernels' own GPU time; the rest of a step's time is the device's gaps between dependent
+// dispatches. `what` names the step.
+void print_kernel_profile(gpu::Context& context, size_t steps, const std::string& what);
+
 // For each count B of `row_counts`, B greedy sequences after prompts of `prompt_tokens`: ms per
 // step and tokens/s of the batched step (model::BatchDecoder, the argmax on the GPU) against the
 // same B sequences stepped one after another on the fused B = 1 path (model::Decoder), `steps`
-// timed steps each after a warm-up.
+// timed steps each after a warm-up. With `profile`, then the GPU time of a planned step of one
+// sequence and of the most by kernel.
 void bench_batched_decode(const model::Model& model, const std::vector<size_t>& row_counts,
-                          size_t prompt_tokens, size_t steps);
+                          size_t prompt_tokens, size_t steps, bool profile);
 
 }  // namespace wgpt::cli

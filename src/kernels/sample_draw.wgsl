@@ -3,7 +3,7 @@
 // sums, per slice, the fixed-point weights of the kept tokens with a key above the cut and counts
 // the tokens at the cut's key, all passing min-p (w ≥ min_p) → `partials_out` [workgroups, 3]
 // (ties, mass low, mass high). sample_pick decides which of the ties are kept and draws.
-// Thread layout: one workgroup of 256 threads per slice of 4096 logits (ids slice_start + t +
+// Thread layout: one workgroup of 256 threads per slice of 1024 logits (ids slice_start + t +
 // 256·j).
 @group(0) @binding(0) var<uniform> params: SearchParams;
 @group(0) @binding(1) var<storage, read> z: array<f32>;

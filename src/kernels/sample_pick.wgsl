@@ -7,8 +7,8 @@
 // it) give each slice its share — its ties are kept while the ties of lower slices have not used
 // up the cut's `cut_kept` — then the draw r = counter_word(key, step[0] + 1) lands at
 // ⌊r · Q / 2³²⌋ of their total Q; the slice it lands in is walked in id order, each thread over a
-// contiguous run of 16 ids, to the first token whose running mass exceeds it.
-// Thread layout: one workgroup of 256 threads; at most 256 slices (a vocabulary of 2²⁰).
+// contiguous run of 4 ids, to the first token whose running mass exceeds it.
+// Thread layout: one workgroup of 256 threads; at most 256 slices (a vocabulary of 2¹⁸).
 struct Params {
   vocab: u32,
   groups: u32,
@@ -89,10 +89,10 @@ fn drawn_token(local: u32) -> u32 {
   let s = load_search(params.slot);
   land(local, s, fixed_weight(key_value(s.cut_key), largest));
   let at = landing;
-  // This thread's run of the slice, read once: up to 16 ids (fewer at the vocabulary's end).
+  // This thread's run of the slice, read once: up to 4 ids (fewer at the vocabulary's end).
   let first = at.slice * SLICE + local * PER_THREAD;
   let length = select(0u, min(PER_THREAD, params.vocab - first), first < params.vocab);
-  var values: array<f32, 16>;
+  var values: array<f32, PER_THREAD>;
   var ties = 0u;
   for (var j = 0u; j < PER_THREAD; j++) {
     if (j < length) {
@@ -103,7 +103,7 @@ fn drawn_token(local: u32) -> u32 {
   }
   let tie_sums = workgroup_scan(local, ties, vec2<u32>(0u, 0u));
   let first_rank = at.ties_before + tie_sums.count - ties;  // of this thread's first tie
-  var weights: array<u32, 16>;
+  var weights: array<u32, PER_THREAD>;
   var tie_rank = first_rank;
   var mass = vec2<u32>(0u, 0u);
   for (var j = 0u; j < PER_THREAD; j++) {

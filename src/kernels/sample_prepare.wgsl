@@ -2,7 +2,7 @@
 // z = (logits + bias, penalized over the window) · inv_temperature, and each slice's best token —
 // the largest rank key, the lowest id on ties — into best [workgroups, 2] (key, id): the later
 // kernels take the largest z from it, greedy decoding its token.
-// Thread layout: one workgroup of 256 threads per slice of 4096 logits, thread t taking ids
+// Thread layout: one workgroup of 256 threads per slice of 1024 logits, thread t taking ids
 // slice_start + t + 256·j. First every z = logit · inv_temperature; then the sparse changes of
 // the slice's tokens: the window's distinct tokens (penalties, with their bias) and the biased
 // tokens outside it; then the slice's best over the result.

@@ -2,7 +2,7 @@
 // the previous pass's histogram, then histograms the next 8-bit digit of the rank keys still in
 // play — their count, and for top-p their fixed-point mass — per slice into `partials_out`
 // [workgroups, 256, 3].
-// Thread layout: one workgroup of 256 threads per slice of 4096 logits (ids slice_start + t +
+// Thread layout: one workgroup of 256 threads per slice of 1024 logits (ids slice_start + t +
 // 256·j). A thread adds its run of equal digits to the workgroup's bins at once (its ids are 256
 // apart, and near the top digits most keys share one), so same-bin atomics stay few.
 @group(0) @binding(0) var<uniform> params: SearchParams;

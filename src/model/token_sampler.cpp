@@ -10,7 +10,7 @@
 namespace wgpt::model {
 namespace {
 
-constexpr uint32_t kSlice = 4096;  // logits per workgroup (lib/sample_common.wgsl's SLICE)
+constexpr uint32_t kSlice = 1024;  // logits per workgroup (lib/sample_common.wgsl's SLICE)
 constexpr uint32_t kMaxSlices = 256;
 constexpr uint32_t kSearchWords = 12;
 enum SearchKind : uint32_t { kNone = 0, kCount = 1, kMass = 2 };

@@ -37,8 +37,12 @@ constexpr size_t kTiledTargetWorkgroups = 264;
 constexpr size_t kMinTiledSplitDepth = 256;
 
 // A row-invariant product chooses its kernel as for this many rows: a batched decode step of up
-// to 64 sequences, the tiled kernels' block, fills no more than one block of rows.
+// to 64 sequences, the tiled kernels' block, fills no more than one block of rows. Its k splits
+// down to kRowInvariantSplitDepth rather than kMinTiledSplitDepth: with one block of rows its
+// products have only n / 64 blocks (12 for GPT-2 124M's 768-wide outputs), which the deeper
+// splits left to 36-144 workgroups.
 constexpr size_t kRowInvariantRows = 64;
+constexpr size_t kRowInvariantSplitDepth = 64;
 
 size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
@@ -350,6 +354,17 @@ void gemm_vector(std::string_view op, const GemmChoice& choice, const Gemm& g, c
       {word(op, ceil_div(g.n, 64)), word(op, choice.splits * ceil_div(g.m, 4)), word(op, g.batch)});
 }
 
+// The tiled kernel for `g` with k split until about kTiledTargetWorkgroups are in flight, each
+// split at least `min_depth` deep.
+GemmChoice split_tiled(const Gemm& g, const gpu::Limits& limits, size_t min_depth) {
+  const TiledKernel& kernel = tiled_kernel(tiled_choice(g, limits));
+  const size_t max_splits = std::max<size_t>(1, g.k / min_depth);
+  const size_t wanted =
+      std::clamp<size_t>(ceil_div(kTiledTargetWorkgroups, blocks(g, kernel.tile)), 1, max_splits);
+  const size_t k_per_split = ceil_div(ceil_div(g.k, wanted), kernel.k_tile) * kernel.k_tile;
+  return {kernel.kernel, ceil_div(g.k, k_per_split), k_per_split};
+}
+
 }  // namespace
 
 std::string gemm_kernel_name(GemmKernel kernel, DType b_dtype) {
@@ -359,20 +374,15 @@ std::string gemm_kernel_name(GemmKernel kernel, DType b_dtype) {
 }
 
 GemmChoice gemm_kernel(const Gemm& g, const gpu::Limits& limits) {
-  if (g.row_invariant && g.m != kRowInvariantRows) {
+  if (g.row_invariant) {
     // Every kernel sums an output element in an order set by k and the split alone, so the
     // choice of a fixed m gives every row the same sums whatever the product's m.
     Gemm fixed = g;
     fixed.m = kRowInvariantRows;
-    return gemm_kernel(fixed, limits);
+    return split_tiled(fixed, limits, kRowInvariantSplitDepth);
   }
   if (g.m <= kGemvMaxRows) return vector_choice(g);
-  const TiledKernel& kernel = tiled_kernel(tiled_choice(g, limits));
-  const size_t max_splits = std::max<size_t>(1, g.k / kMinTiledSplitDepth);
-  const size_t wanted =
-      std::clamp<size_t>(ceil_div(kTiledTargetWorkgroups, blocks(g, kernel.tile)), 1, max_splits);
-  const size_t k_per_split = ceil_div(ceil_div(g.k, wanted), kernel.k_tile) * kernel.k_tile;
-  return {kernel.kernel, ceil_div(g.k, k_per_split), k_per_split};
+  return split_tiled(g, limits, kMinTiledSplitDepth);
 }
 
 void gemm(std::string_view op, const Gemm& product, const Tensor& a, const Tensor& b,

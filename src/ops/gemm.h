@@ -30,7 +30,8 @@ struct Gemm {
   // Mixed precision: powers of two that multiply A's and B's values before their conversion to
   // f16 (and divide the sum after), to keep small operands (gradients) clear of f16's subnormals.
   float a_operand_scale = 1.0f, b_operand_scale = 1.0f;
-  // The kernel and split of k chosen as for kRowInvariantRows rows whatever m is (MatmulOptions).
+  // The kernel and split of k chosen as for kRowInvariantRows rows whatever m is, k split deeper
+  // than other products (MatmulOptions).
   bool row_invariant = false;
 };
 

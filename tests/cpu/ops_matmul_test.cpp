@@ -257,6 +257,13 @@ TEST(OpsMatmul, RowInvariantProductsChooseAsFor64Rows) {
   // Without it, one row takes the matrix-vector kernel.
   EXPECT_EQ(ops::detail::gemm_kernel({.m = 1, .k = 768, .n = 2304}, f32_device()).kernel,
             ops::detail::GemmKernel::vector);
+  // Their k splits deeper than a plain 64-row product's: GPT-2 124M's attention projection (12
+  // blocks of output) runs in 12 splits of 64, not 3 of 256.
+  const ops::detail::GemmChoice projection =
+      ops::detail::gemm_kernel({.m = 64, .k = 768, .n = 768, .row_invariant = true}, f32_device());
+  EXPECT_EQ(projection.splits, 12u);
+  EXPECT_EQ(projection.k_per_split, 64u);
+  EXPECT_EQ(ops::detail::gemm_kernel({.m = 64, .k = 768, .n = 768}, f32_device()).splits, 3u);
 }
 
 TEST(OpsMatmul, PackedWeightsTakeTheF32KernelsDtypeVariantsEvenInMixedPrecision) {
