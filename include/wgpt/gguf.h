@@ -77,6 +77,9 @@ class GgufFile {
   // Its values as f32, its dtype() what the file stores (f32, f16, bf16, q8_0 or q4_0); any other
   // ggml type (Q6_K, …) is an error naming the tensor and the type.
   TensorData decode(const GgufTensorInfo& tensor) const;
+  // The dtype decode() gives the tensor, without reading its data; the same error for a type it
+  // cannot decode.
+  DType decoded_dtype(const GgufTensorInfo& tensor) const;
   // Metadata by key, with errors naming the file and the key when absent or of another kind.
   const GgufValue& value(const std::string& key) const;
   int64_t integer(const std::string& key) const;          // an integer scalar

@@ -247,7 +247,7 @@ const GgufTensorInfo* GgufFile::find(std::string_view name) const {
   return it == tensors_.end() ? nullptr : &*it;
 }
 
-TensorData GgufFile::decode(const GgufTensorInfo& tensor) const {
+DType GgufFile::decoded_dtype(const GgufTensorInfo& tensor) const {
   const auto type = gguf::type_info(tensor.type);
   const auto dtype = gguf::decoded_dtype(tensor.type);
   if (!type || !dtype) {
@@ -255,23 +255,29 @@ TensorData GgufFile::decode(const GgufTensorInfo& tensor) const {
                 (type ? std::string(type->name) : "type " + std::to_string(tensor.type)) +
                 "; wgpt decodes F32, F16, BF16, Q8_0, Q4_0, I32 and I64");
   }
+  return *dtype;
+}
+
+TensorData GgufFile::decode(const GgufTensorInfo& tensor) const {
+  const DType dtype = decoded_dtype(tensor);
+  const auto type = gguf::type_info(tensor.type);
   const uint64_t numel = *element_count(tensor.shape);
   const auto bytes =
       data_.subspan(static_cast<size_t>(tensor.offset),
                     static_cast<size_t>(numel / type->block_elements * type->block_bytes));
-  if (*dtype == DType::q8_0) {
+  if (dtype == DType::q8_0) {
     return TensorData::from_floats(tensor.name, tensor.shape, gguf::dequantize_q8_0(bytes, numel),
                                    DType::q8_0);
   }
-  if (*dtype == DType::q4_0) {
+  if (dtype == DType::q4_0) {
     return TensorData::from_floats(tensor.name, tensor.shape, gguf::dequantize_q4_0(bytes, numel),
                                    DType::q4_0);
   }
-  if (auto plain = decode_elements(tensor.name, tensor.shape, *dtype, bytes, numel, owner_)) {
+  if (auto plain = decode_elements(tensor.name, tensor.shape, dtype, bytes, numel, owner_)) {
     return std::move(*plain);
   }
   throw Error(source_ + ": tensor '" + tensor.name + "': no decoder for " +
-              std::string(dtype_name(*dtype)));
+              std::string(dtype_name(dtype)));
 }
 
 const GgufValue& GgufFile::value(const std::string& key) const {

@@ -41,6 +41,15 @@ TensorFile parse_any(std::span<const uint8_t> bytes, std::string_view source,
   return parse_safetensors(bytes, source, owner);
 }
 
+// What gguf_tensors would list, from the header alone (the bytes are not copied or kept).
+TensorIndex index_gguf(std::span<const uint8_t> bytes, std::string_view source) {
+  const GgufFile file = parse_gguf(bytes, source, nullptr);
+  TensorIndex index;
+  for (const GgufTensorInfo& tensor : file.tensors())
+    index.tensors.push_back({tensor.name, file.decoded_dtype(tensor), tensor.shape});
+  return index;
+}
+
 }  // namespace
 
 TensorFile load_safetensors(const std::filesystem::path& path) {
@@ -75,7 +84,14 @@ TensorIndex read_index(const std::filesystem::path& path) {
 }
 
 TensorIndex read_index(std::span<const uint8_t> bytes, std::string_view source) {
-  if (detect_format(bytes) == Format::fzm) return index_fzm(bytes, source);
+  switch (detect_format(bytes)) {
+    case Format::fzm:
+      return index_fzm(bytes, source);
+    case Format::gguf:
+      return index_gguf(bytes, source);
+    case Format::safetensors:
+      break;
+  }
   return index_safetensors(bytes, source);
 }
 

@@ -2,6 +2,11 @@
 // checkpoint can be checked against its config from the index alone.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <set>
+
+#include "index_check.h"
+#include "io_test_util.h"
 #include "test_support.h"
 #include "wgpt/io.h"
 #include "wgpt/model.h"
@@ -19,7 +24,7 @@ void expect_same(const io::TensorIndex& index, const io::TensorIndex& loaded) {
   EXPECT_EQ(index.metadata, loaded.metadata);
 }
 
-TEST(IoIndex, ListsWhatLoadingGivesForBothFormats) {
+TEST(IoIndex, ListsWhatLoadingGivesForEveryFormat) {
   const auto safetensors = test::source_dir() / "tests/fixtures/hf/char-tiny/model.safetensors";
   const auto fzm = test::source_dir() / "assets/brown-char/model.fzm";
   for (const auto& path : {safetensors, fzm}) {
@@ -29,6 +34,28 @@ TEST(IoIndex, ListsWhatLoadingGivesForBothFormats) {
     EXPECT_NE(index.find("wte.weight"), nullptr);
   }
   EXPECT_EQ(io::read_index(fzm).tensors.front().dtype, io::DType::q4);
+  // A GGUF file of every type wgpt decodes: its index names each tensor's stored dtype.
+  const auto gguf = test::source_dir() / "tests/fuzz/corpus/fuzz_gguf/every_type";
+  const io::TensorIndex index = io::read_index(gguf);
+  expect_same(index, io::load_tensors(gguf).index());
+  std::set<io::DType> dtypes;
+  for (const io::TensorInfo& tensor : index.tensors) dtypes.insert(tensor.dtype);
+  EXPECT_GE(dtypes.size(), 5u);
+}
+
+// Every input the fuzzers keep (their seeds and what they found, GGUF files among the fzm
+// fuzzer's finds included), indexed and loaded: both give the same tensors or both refuse.
+TEST(IoIndex, AgreesWithTheLoaderOnEveryCommittedFuzzInput) {
+  const auto corpus = test::source_dir() / "tests/fuzz/corpus";
+  size_t inputs = 0;
+  for (const char* folder : {"fuzz_safetensors", "fuzz_fzm", "fuzz_gguf"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(corpus / folder)) {
+      const std::vector<uint8_t> bytes = test::read_bytes(entry.path());
+      EXPECT_TRUE(index_agrees(bytes)) << entry.path();
+      ++inputs;
+    }
+  }
+  EXPECT_GE(inputs, 9u);
 }
 
 TEST(IoIndex, ChecksACheckpointAgainstItsConfigWithoutItsData) {

@@ -1,16 +1,18 @@
 // libFuzzer target: the GGUF reader on arbitrary bytes. A load must succeed or throw wgpt::Error,
 // and so must decoding each tensor; what decodes must survive a write and a re-read: the same
 // metadata, names, shapes and types, and writing it again gives the same bytes (the stored types
-// round their own values exactly).
+// round their own values exactly). The header-only index lists what loading gives, or both refuse.
 
 #include <cstdint>
 #include <cstdlib>
 
+#include "index_check.h"
 #include "wgpt/gguf.h"
 #include "wgpt/io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace wgpt::io;
+  if (!index_agrees(std::span<const uint8_t>(data, size))) std::abort();
   std::vector<TensorData> tensors;
   GgufMetadata metadata;
   std::vector<uint8_t> written;
