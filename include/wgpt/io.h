@@ -20,6 +20,7 @@
 //   wgpt::io::save_safetensors("out.safetensors", file.tensors, {{"format", "pt"}});
 
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -52,6 +53,19 @@ float f16_to_f32(uint16_t half);
 uint16_t f32_to_f16(float value);
 float bf16_to_f32(uint16_t bf16);
 uint16_t f32_to_bf16(float value);
+
+// An f32's bits as a u32 and back (what WGSL's bitcast does; memcpy, not std::bit_cast: the
+// browser toolchain's libc++ 14 lacks it).
+inline uint32_t f32_bits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+inline float f32_from_bits(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
 
 // One q4 group (the `.fzm` format's): element ≈ code · scale + min, code in 0..15.
 struct Q4Group {

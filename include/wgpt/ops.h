@@ -9,13 +9,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "wgpt/gpu.h"
+#include "wgpt/io.h"
 #include "wgpt/tensor.h"
 
 namespace wgpt::ops {
@@ -230,8 +230,7 @@ Tensor cross_entropy_backward(const Tensor& logits, const Tensor& targets, const
 // alike: src/kernels/lib/sample_common.wgsl): a larger float has a larger key, −0 below +0, so
 // ordering keys orders values, and equal values go to the lower id.
 inline uint32_t rank_key(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
+  const uint32_t bits = io::f32_bits(value);
   return (bits & 0x80000000u) ? ~bits : bits | 0x80000000u;
 }
 

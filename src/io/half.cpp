@@ -1,22 +1,9 @@
 #include <cmath>
-#include <cstring>
 
 #include "wgpt/io.h"
 
 namespace wgpt::io {
 namespace {
-
-uint32_t bits_of(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
-
-float float_of(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
 
 constexpr uint32_t kF32ExponentMask = 0x7f800000u;
 // f32 bits of the smallest normal f16 (2^-14) and of the first value that rounds to f16 infinity
@@ -32,16 +19,16 @@ float f16_to_f32(uint16_t half) {
   const uint32_t sign = static_cast<uint32_t>(half & 0x8000u) << 16;
   const uint32_t exponent = (half >> 10) & 0x1fu;
   const uint32_t mantissa = half & 0x3ffu;
-  if (exponent == 0x1f) return float_of(sign | kF32ExponentMask | (mantissa << 13));
+  if (exponent == 0x1f) return f32_from_bits(sign | kF32ExponentMask | (mantissa << 13));
   if (exponent != 0)
-    return float_of(sign | (((exponent << 23) + kExponentRebias) | (mantissa << 13)));
+    return f32_from_bits(sign | (((exponent << 23) + kExponentRebias) | (mantissa << 13)));
   // Zero or subnormal: mantissa · 2^-24, exact in f32.
   const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
   return sign ? -magnitude : magnitude;
 }
 
 uint16_t f32_to_f16(float value) {
-  const uint32_t bits = bits_of(value);
+  const uint32_t bits = f32_bits(value);
   const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
   const uint32_t magnitude = bits & 0x7fffffffu;
   if (magnitude > kF32ExponentMask) {
@@ -60,10 +47,10 @@ uint16_t f32_to_f16(float value) {
   return static_cast<uint16_t>(sign | static_cast<uint16_t>(units));
 }
 
-float bf16_to_f32(uint16_t bf16) { return float_of(static_cast<uint32_t>(bf16) << 16); }
+float bf16_to_f32(uint16_t bf16) { return f32_from_bits(static_cast<uint32_t>(bf16) << 16); }
 
 uint16_t f32_to_bf16(float value) {
-  const uint32_t bits = bits_of(value);
+  const uint32_t bits = f32_bits(value);
   if ((bits & 0x7fffffffu) > kF32ExponentMask) return static_cast<uint16_t>((bits >> 16) | 0x40u);
   const uint32_t rounded = bits + 0x7fffu + ((bits >> 16) & 1u);
   return static_cast<uint16_t>(rounded >> 16);

@@ -3,9 +3,9 @@
 // (top-k by count, then top-p by mass; a radix search over the rank key's four bytes),
 // sample_draw (min-p, each slice's kept mass) and sample_pick (the draw). Greedy decoding is
 // sample_prepare and sample_pick.
-#include <cstring>
 
 #include "model/sampling_terms.h"
+#include "wgpt/io.h"
 
 namespace wgpt::model {
 namespace {
@@ -14,12 +14,6 @@ constexpr uint32_t kSlice = 1024;  // logits per workgroup (lib/sample_common.wg
 constexpr uint32_t kMaxSlices = 256;
 constexpr uint32_t kSearchWords = 12;
 enum SearchKind : uint32_t { kNone = 0, kCount = 1, kMass = 2 };
-
-uint32_t bits(float value) {
-  uint32_t word;
-  std::memcpy(&word, &value, sizeof word);
-  return word;
-}
 
 uint32_t u32(size_t value) { return static_cast<uint32_t>(value); }
 
@@ -51,7 +45,7 @@ void TokenSampler::Plan::allocate(const Config& c, const SamplingOptions& option
   std::vector<uint32_t> bias_words;
   for (const auto& [id, value] : options.logit_bias) {
     bias_words.push_back(id);
-    bias_words.push_back(bits(value));
+    bias_words.push_back(io::f32_bits(value));
   }
   if (bias_words.empty()) bias_words = {0, 0};  // a binding is never empty
   bias = Tensor::from_u32(bias_words, {bias_words.size()}).to_gpu(context);
@@ -67,11 +61,11 @@ void TokenSampler::Plan::allocate(const Config& c, const SamplingOptions& option
 void TokenSampler::Plan::prepare_adjustments(const SamplingOptions& options,
                                              const sampling::Terms& terms, const Tensor& logits) {
   const uint32_t params[] = {vocab,
-                             bits(terms.inv_temperature),
-                             bits(terms.inv_repeat),
-                             bits(options.repeat_penalty),
-                             bits(options.presence_penalty),
-                             bits(options.frequency_penalty),
+                             io::f32_bits(terms.inv_temperature),
+                             io::f32_bits(terms.inv_repeat),
+                             io::f32_bits(options.repeat_penalty),
+                             io::f32_bits(options.presence_penalty),
+                             io::f32_bits(options.frequency_penalty),
                              u32(penalizes ? options.penalty_last_n : 0),
                              u32(options.logit_bias.size())};
   dispatches.push_back(context->prepare(
@@ -92,8 +86,8 @@ uint32_t TokenSampler::Plan::prepare_cuts(const std::vector<SearchKind>& cuts,
                                  kind,
                                  level,
                                  u32(std::min<size_t>(options.top_k, vocab)),
-                                 bits(options.top_p),
-                                 bits(options.min_p),
+                                 io::f32_bits(options.top_p),
+                                 io::f32_bits(options.min_p),
                                  pass == 0 ? 0 : pass - 1,
                                  pass};
   };
@@ -122,7 +116,7 @@ void TokenSampler::Plan::prepare_pick(const SamplingOptions& options, const samp
                              options.is_greedy() ? 1u : 0u,
                              static_cast<uint32_t>(terms.key),
                              static_cast<uint32_t>(terms.key >> 32),
-                             bits(options.min_p),
+                             io::f32_bits(options.min_p),
                              slot};
   dispatches.push_back(context->prepare(
       "sample_pick", params,

@@ -1,7 +1,6 @@
 // Building a Model's weights: from checkpoint tensors, from a seed, and back to named host tensors.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <new>
 #include <numbers>
@@ -68,9 +67,7 @@ std::vector<Tensor> place_token_table(const Source& source, const Config& config
 uint64_t digest(std::span<const float> values) {
   uint64_t hash = 0xcbf29ce484222325ULL ^ values.size();
   for (float value : values) {
-    uint32_t bits;
-    std::memcpy(&bits, &value, sizeof bits);
-    hash = (hash ^ bits) * 0x100000001b3ULL;
+    hash = (hash ^ io::f32_bits(value)) * 0x100000001b3ULL;
     hash ^= hash >> 29;
   }
   return hash;

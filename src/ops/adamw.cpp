@@ -55,11 +55,11 @@ void adamw_update(Tensor& param, const Tensor& grad, Tensor& m, Tensor& v,
     }
   } else if (param.numel() > 0) {
     std::array<uint32_t, 10> params = {
-        detail::word(kOp, param.numel()),     detail::float_word(options.lr),
-        detail::float_word(options.beta1),    detail::float_word(options.beta2),
-        detail::float_word(options.eps),      detail::float_word(options.weight_decay),
-        detail::float_word(bias_correction1), detail::float_word(bias_correction2_sqrt),
-        detail::float_word(options.clip),     detail::float_word(options.grad_scale)};
+        detail::word(kOp, param.numel()), io::f32_bits(options.lr),
+        io::f32_bits(options.beta1),      io::f32_bits(options.beta2),
+        io::f32_bits(options.eps),        io::f32_bits(options.weight_decay),
+        io::f32_bits(bias_correction1),   io::f32_bits(bias_correction2_sqrt),
+        io::f32_bits(options.clip),       io::f32_bits(options.grad_scale)};
     context->dispatch(kOp, params,
                       detail::Bindings(kOp, {grad, grad_sum_of_squares}, {param, m, v}).ranges(),
                       detail::linear_grid(kOp, *context, param.numel()));

@@ -64,7 +64,7 @@ Tensor causal_attention(const Tensor& qkv, const Tensor& k_cache, const Tensor& 
   }
   std::array<uint32_t, 5> params = {detail::word(kOp, d.t), detail::word(kOp, d.n_head),
                                     detail::word(kOp, d.n_ctx), detail::word(kOp, offset),
-                                    detail::float_word(scale)};
+                                    io::f32_bits(scale)};
   gpu::Workgroups grid{detail::word(kOp, (d.t + kKernelRows - 1) / kKernelRows),
                        detail::word(kOp, d.n_head), 1};
   context->dispatch("flash_attention", params,

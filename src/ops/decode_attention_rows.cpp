@@ -49,7 +49,7 @@ Tensor decode_attention_rows(const Tensor& qkv, const Tensor& k_pool, const Tens
   std::array<uint32_t, 6> params = {
       detail::word(kOp, g.n_head), detail::word(kOp, g.head_dim),
       detail::word(kOp, g.n_ctx),  detail::word(kOp, g.slots),
-      detail::float_word(scale),   detail::float_word(std::numeric_limits<float>::quiet_NaN())};
+      io::f32_bits(scale),         io::f32_bits(std::numeric_limits<float>::quiet_NaN())};
   gpu::Workgroups grid{detail::word(kOp, g.n_head), detail::word(kOp, g.rows), 1};
   context->dispatch(kOp, params,
                     detail::Bindings(kOp, {qkv, k_pool, v_pool, slots, positions}, {out}).ranges(),

@@ -2,12 +2,12 @@
 // the decode_*.wgsl kernels are held to.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <vector>
 
 #include "ops/op_support.h"
 #include "wgpt/decode_ops.h"
+#include "wgpt/io.h"
 
 namespace wgpt::ops::decode::reference {
 namespace {
@@ -46,18 +46,6 @@ std::vector<float> product(std::span<const float> input, const Tensor& weight,
 
 float gelu(float v) {
   return 0.5f * v * (1.0f + std::tanh(0.7978845608028654f * (v + 0.044715f * v * v * v)));
-}
-
-float bits_to_float(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
-uint32_t float_to_bits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
 }
 
 // Whether (value, index) beats (best_value, best_index): larger value, lower index on ties.
@@ -196,9 +184,9 @@ void lm_head(const LmHead& a) {
     }
     double total = 0;
     for (size_t v = first; v < last; ++v) total += std::exp(static_cast<double>(logits[v]) - best);
-    candidates[3 * g] = float_to_bits(best);
+    candidates[3 * g] = io::f32_bits(best);
     candidates[3 * g + 1] = index;
-    candidates[3 * g + 2] = float_to_bits(static_cast<float>(total));
+    candidates[3 * g + 2] = io::f32_bits(static_cast<float>(total));
   }
 }
 
@@ -207,7 +195,7 @@ void argmax(const Argmax& a) {
   float best = 0;
   uint32_t token = std::numeric_limits<uint32_t>::max();
   for (size_t g = 0; g < candidates.size() / 3; ++g) {
-    const float value = bits_to_float(candidates[3 * g]);
+    const float value = io::f32_from_bits(candidates[3 * g]);
     if (better(value, candidates[3 * g + 1], best, token)) {
       best = value;
       token = candidates[3 * g + 1];

@@ -35,8 +35,8 @@ Tensor dropout(const Tensor& x, const DropoutOptions& options) {
       y[i] = u >= options.p ? in[i] * scale : 0.0f;
     }
   } else if (n > 0) {
-    std::array<uint32_t, 5> params = {n, detail::float_word(options.p), detail::float_word(scale),
-                                      key_lo, key_hi};
+    std::array<uint32_t, 5> params = {n, io::f32_bits(options.p), io::f32_bits(scale), key_lo,
+                                      key_hi};
     context->dispatch(kOp, params, detail::Bindings(kOp, {x}, {out}).ranges(),
                       detail::linear_grid(kOp, *context, n));
   }

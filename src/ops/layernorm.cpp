@@ -44,7 +44,7 @@ Tensor layernorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, float
     layernorm_cpu(x.floats(), gamma.floats(), beta.floats(), eps, out.floats());
   } else if (rows > 0) {
     std::array<uint32_t, 3> params = {detail::word(kOp, rows), detail::word(kOp, cols),
-                                      detail::float_word(eps)};
+                                      io::f32_bits(eps)};
     context->dispatch(kOp, params, detail::Bindings(kOp, {x, gamma, beta}, {out}).ranges(),
                       detail::linear_grid(kOp, *context, rows, 1));
   }

@@ -61,7 +61,7 @@ LayerNormGrads layernorm_backward(const Tensor& x, const Tensor& gamma, const Te
                            dy_xhat.floats());
   } else if (rows > 0) {
     std::array<uint32_t, 3> params = {detail::word(kOp, rows), detail::word(kOp, cols),
-                                      detail::float_word(eps)};
+                                      io::f32_bits(eps)};
     context->dispatch(kOp, params, detail::Bindings(kOp, {x, gamma, dy}, {dx, dy_xhat}).ranges(),
                       detail::linear_grid(kOp, *context, rows, 1));
   }

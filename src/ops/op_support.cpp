@@ -1,7 +1,6 @@
 #include "ops/op_support.h"
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -125,12 +124,6 @@ uint32_t word(std::string_view op, size_t value) {
     fail(op, "size " + std::to_string(value) + " does not fit a 32-bit kernel parameter");
   }
   return static_cast<uint32_t>(value);
-}
-
-uint32_t float_word(float value) {
-  uint32_t bits;  // memcpy, not std::bit_cast: the browser toolchain's libc++ 14 lacks it
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
 }
 
 gpu::Workgroups linear_grid(std::string_view op, const gpu::Context& context, size_t invocations,

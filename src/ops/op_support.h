@@ -31,10 +31,9 @@ const std::shared_ptr<gpu::Context>& common_context(std::string_view op,
 // all of it), or zeros on the CPU.
 Tensor new_output(const Tensor& like, Shape shape, DType dtype = DType::f32);
 
-// A size as a kernel parameter word; throws when it does not fit in 32 bits.
+// A size as a kernel parameter word; throws when it does not fit in 32 bits. (A float's word is
+// its bits: io::f32_bits.)
 uint32_t word(std::string_view op, size_t value);
-// A float as a kernel parameter word (its bit pattern).
-uint32_t float_word(float value);
 
 // The geometry shared by a fused projection qkv [t, 3C] and the KV caches [n_head, n_ctx,
 // head_dim] of its layer (C = n_head · head_dim), checked: f32 throughout, caches of one shape,

@@ -46,7 +46,7 @@ Mixture router_mix(const Tensor& x, const Tensor& scores, float beta) {
     }
   } else {
     std::array<uint32_t, 3> params = {detail::word(kOp, n), detail::word(kOp, cols),
-                                      detail::float_word(beta)};
+                                      io::f32_bits(beta)};
     context->dispatch(kOp, params,
                       detail::Bindings(kOp, {x, scores}, {out.weights, out.mixed}).ranges(),
                       detail::linear_grid(kOp, *context, std::max(n, cols)));

@@ -1,25 +1,12 @@
 #include "tensor/packing.h"
 
 #include <cmath>
-#include <cstring>
 #include <string>
 
 #include "wgpt/io.h"
 
 namespace wgpt::packing {
 namespace {
-
-uint32_t bits_of(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
-
-float float_of(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
 
 uint16_t narrow(float value, DType dtype) {
   return dtype == DType::f16 ? io::f32_to_f16(value) : io::f32_to_bf16(value);
@@ -32,8 +19,8 @@ float widen(uint16_t half, DType dtype) {
 // One block's ten words from its group and codes (one code per element, fewer in a last block).
 void put_block(const io::Q4Group& group, std::span<const uint8_t> codes, uint32_t* block) {
   for (size_t j = 0; j < codes.size(); ++j) block[j / 8] |= uint32_t{codes[j]} << (4 * (j % 8));
-  block[8] = bits_of(group.scale);
-  block[9] = bits_of(group.min);
+  block[8] = io::f32_bits(group.scale);
+  block[9] = io::f32_bits(group.min);
 }
 
 }  // namespace
@@ -98,7 +85,7 @@ std::vector<float> unpack(std::span<const uint32_t> words, size_t first, size_t 
     }
     const uint32_t* block = &words[word_of(dtype, i)];
     const size_t j = i % kQ4Block;
-    const io::Q4Group group{float_of(block[8]), float_of(block[9])};
+    const io::Q4Group group{io::f32_from_bits(block[8]), io::f32_from_bits(block[9])};
     values[n] = io::dequantize_q4((block[j / 8] >> (4 * (j % 8))) & 0xf, group);
   }
   return values;

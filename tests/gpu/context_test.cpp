@@ -12,6 +12,7 @@
 
 #include "test_support.h"
 #include "wgpt/gpu.h"
+#include "wgpt/io.h"
 
 namespace wgpt::gpu {
 namespace {
@@ -22,15 +23,9 @@ std::vector<float> to_floats(const std::vector<std::byte>& bytes) {
   return values;
 }
 
-uint32_t bits(float value) {
-  uint32_t word;
-  std::memcpy(&word, &value, sizeof word);
-  return word;
-}
-
 // Runs the embedded self_test kernel: out[i] = in[i] * 2 + offset.
 void twice_plus(Context& context, const Buffer& in, const Buffer& out, uint32_t n, float offset) {
-  const uint32_t params[] = {n, bits(offset)};
+  const uint32_t params[] = {n, io::f32_bits(offset)};
   context.dispatch("self_test", params, {in, out}, {(n + 63) / 64});
 }
 

@@ -12,6 +12,7 @@
 
 #include "op_parity_harness.h"
 #include "test_support.h"
+#include "wgpt/io.h"
 
 namespace wgpt::ops::decode {
 namespace {
@@ -194,22 +195,18 @@ TEST(DecodeOps, MlpDown) {
       true);
 }
 
-float float_of(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
 // LM-head candidates: the same token exactly, the value and the sum of exponentials closely.
 ::testing::AssertionResult same_candidates(const Tensor& gpu, const Tensor& cpu) {
   const std::vector<uint32_t> a = gpu.to_u32(), b = cpu.to_u32();
   for (size_t g = 0; g < a.size(); g += 3) {
-    if (a[g + 1] != b[g + 1] || std::fabs(float_of(a[g]) - float_of(b[g])) > 1e-4f ||
-        std::fabs(float_of(a[g + 2]) - float_of(b[g + 2])) > 1e-4f * float_of(b[g + 2])) {
+    if (a[g + 1] != b[g + 1] ||
+        std::fabs(io::f32_from_bits(a[g]) - io::f32_from_bits(b[g])) > 1e-4f ||
+        std::fabs(io::f32_from_bits(a[g + 2]) - io::f32_from_bits(b[g + 2])) >
+            1e-4f * io::f32_from_bits(b[g + 2])) {
       return ::testing::AssertionFailure()
-             << "candidate " << g / 3 << ": token " << a[g + 1] << " (" << float_of(a[g])
-             << ", sum " << float_of(a[g + 2]) << ") against " << b[g + 1] << " (" << float_of(b[g])
-             << ", sum " << float_of(b[g + 2]) << ")";
+             << "candidate " << g / 3 << ": token " << a[g + 1] << " (" << io::f32_from_bits(a[g])
+             << ", sum " << io::f32_from_bits(a[g + 2]) << ") against " << b[g + 1] << " ("
+             << io::f32_from_bits(b[g]) << ", sum " << io::f32_from_bits(b[g + 2]) << ")";
     }
   }
   return ::testing::AssertionSuccess();

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "ops_parity.h"
 #include "test_support.h"
@@ -26,9 +25,7 @@ std::vector<std::vector<std::pair<uint32_t, float>>> sorted_top(const Tensor& to
   std::vector<std::vector<std::pair<uint32_t, float>>> out(rows);
   for (size_t r = 0; r < rows; ++r) {
     for (size_t i = 0; i < k; ++i) {
-      float value;
-      std::memcpy(&value, &words[(r * k + i) * 2 + 1], sizeof value);
-      out[r].emplace_back(words[(r * k + i) * 2], value);
+      out[r].emplace_back(words[(r * k + i) * 2], io::f32_from_bits(words[(r * k + i) * 2 + 1]));
     }
     std::sort(out[r].begin(), out[r].end(), [](const auto& a, const auto& b) {
       return a.second > b.second || (a.second == b.second && a.first < b.first);
