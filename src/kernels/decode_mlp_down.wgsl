@@ -21,6 +21,7 @@ const REDUCE_THREADS: u32 = 256u;
 //! include "load8_{DTYPE}.wgsl" for weight
 //! include "decode_stage.wgsl"
 //! include "decode_gemv.wgsl"
+//! include "decode_gemv_residual.wgsl"
 
 fn stage_input(base: u32, rows: u32) {
   for (var i = worker; i < rows; i += 256u) {
@@ -31,17 +32,5 @@ fn stage_input(base: u32, rows: u32) {
 @compute @workgroup_size(256)
 fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>) {
   reduce_begin(invocation);
-  let role = gemv_role(group.x, params.tx);
-  gemv_prefetch(role, params.k, params.n8);
-  // The epilogue's inputs are loaded now too, so that their latency overlaps the product's.
-  let at = min(role.column8, params.n8 - 1u) * 2u;
-  let bias_lo = bias[at];
-  let bias_hi = bias[at + 1u];
-  let x_lo = x[at];
-  let x_hi = x[at + 1u];
-  let sums = gemv_columns(role, params.k, params.n8, params.tx);
-  if (worker < params.tx && role.column8 < params.n8) {
-    x[at] = x_lo + sums[0] + bias_lo;
-    x[at + 1u] = x_hi + sums[1] + bias_hi;
-  }
+  add_gemv_to_residual(group.x);
 }
