@@ -418,6 +418,13 @@ void run(const BenchCommand& command) {
   for (const std::string& spec : command.sampling)
     modes.push_back({spec, parse_sampling_spec(spec)});
   if (command.score_tokens == 1) throw Error("--score needs at least two tokens");
+  // Their tables and notes are markdown: after a json or csv document they would spoil it.
+  if (command.output != "md" && (command.profile || command.products || command.train ||
+                                 !command.batch_decode.empty() || command.precision == "both")) {
+    throw Error("--profile, --products, --train, --batch-decode and --precision both print "
+                "markdown tables: use them with -o md (the default), not -o " +
+                command.output);
+  }
   std::shared_ptr<gpu::Context> context;
   if (command.backend == "gpu") context = gpu::Context::create();
   std::fprintf(stderr, "loading %s...\n",

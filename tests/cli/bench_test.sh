@@ -69,6 +69,20 @@ fi
 expect_error "batch past the context" "within the model's context" "$wgpt" bench -m "$char" -p 0 -n 0 \
   --gen-prompt 60 --batch-decode 2
 
+# --profile: a decode step by kernel for greedy decoding and for each sampling mode, then a planned
+# batched step of the fewest and of the most sequences.
+"$wgpt" bench -m "$char" -p 0 -n 4 --gen-prompt 4 -r 1 --sampling top-k=5 --profile \
+  --batch-decode 1,3 --batch-decode-steps 2 >"$scratch/profile.md" 2>"$scratch/err" ||
+  fail "bench --profile failed: $(cat "$scratch/err")"
+for table in "a decode step (greedy)" "a decode step (top-k=5)" "a planned batched step of 1 sequences" \
+  "a planned batched step of 3 sequences"; do
+  [ "$(grep -cF "GPU time of $table" "$scratch/profile.md")" -eq 1 ] ||
+    fail "no table of $table in: $(cat "$scratch/profile.md")"
+done
+grep -qE '^\| sample_select \| 4 \| [0-9.]+ \|' "$scratch/profile.md" ||
+  fail "top-k's decode step without its four sample_select passes: $(cat "$scratch/profile.md")"
+expect_error "tables in json" "use them with -o md" "$wgpt" bench -m "$char" -p 0 -n 4 -r 1 --profile -o json
+
 expect_error "unknown sampling key" "cannot read 'top-q=3'" "$wgpt" bench -m "$char" -p 0 -n 4 -r 1 --sampling top-q=3
 expect_error "bad sampling value" "'x' is not a value for temp" "$wgpt" bench -m "$char" -p 0 -n 4 -r 1 --sampling temp=x
 expect_error "invalid sampling" "top-p 0 is not in (0, 1]" "$wgpt" bench -m "$char" -p 0 -n 4 -r 1 --sampling top-p=0
