@@ -328,8 +328,9 @@ void report(const BenchCommand& command, const model::Model& model,
   }
 }
 
-// GPU time of decode steps by kernel (see gpu::Context::time_kernels): `steps` steps after a
-// prompt of up to 256 tokens, each token chosen on the GPU by `mode`'s sampling, timed by kernel.
+// GPU time of decode steps by kernel (see gpu::Context::time_kernels): up to 32 steps after a
+// prompt of up to 256 tokens and two untimed steps, each token chosen on the GPU by `mode`'s
+// sampling, timed by kernel.
 void profile_decode(const model::Model& model, const Mode& mode,
                     const model::Decoder::Tuning& tuning) {
   if (!model::Decoder::supported(model)) {
@@ -337,6 +338,11 @@ void profile_decode(const model::Model& model, const Mode& mode,
     return;
   }
   constexpr size_t kSteps = 32;
+  if (model.config().n_ctx < 8) {
+    std::printf("\n(--profile needs a context of 8 positions for its decode steps, not %zu)\n",
+                model.config().n_ctx);
+    return;
+  }
   gpu::Context& context = *model.context();
   model::KvCache cache = model.new_cache();
   std::vector<uint32_t> ids =
@@ -351,13 +357,15 @@ void profile_decode(const model::Model& model, const Mode& mode,
   };
   steps(2);
   const size_t position = cache.length();
+  // As many as the context has room for (a small model's is short).
+  const size_t timed = std::min(kSteps, model.config().n_ctx - position);
   context.time_kernels(true);
-  steps(kSteps);
+  steps(timed);
   context.time_kernels(false);
   const std::string what = mode.name.empty() ? "greedy" : mode.name;
-  print_kernel_profile(context, kSteps,
+  print_kernel_profile(context, timed,
                        "a decode step (" + what + ") at positions " + std::to_string(position) +
-                           ".." + std::to_string(position + kSteps));
+                           ".." + std::to_string(position + timed));
 }
 
 // GPU time of a ppN pass by kernel (see gpu::Context::time_kernels).
@@ -421,9 +429,10 @@ void run(const BenchCommand& command) {
   // Their tables and notes are markdown: after a json or csv document they would spoil it.
   if (command.output != "md" && (command.profile || command.products || command.train ||
                                  !command.batch_decode.empty() || command.precision == "both")) {
-    throw Error("--profile, --products, --train, --batch-decode and --precision both print "
-                "markdown tables: use them with -o md (the default), not -o " +
-                command.output);
+    throw Error(
+        "--profile, --products, --train, --batch-decode and --precision both print "
+        "markdown tables: use them with -o md (the default), not -o " +
+        command.output);
   }
   std::shared_ptr<gpu::Context> context;
   if (command.backend == "gpu") context = gpu::Context::create();
