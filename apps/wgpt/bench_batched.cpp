@@ -7,8 +7,10 @@
 #include <cstring>
 #include <memory>
 #include <set>
+#include <string>
 
 #include "bench_parts.h"
+#include "progress_line.h"
 #include "wgpt/batch_decoder.h"
 #include "wgpt/decoder.h"
 
@@ -60,8 +62,6 @@ double batched_step_seconds(const model::Model& model, size_t rows, size_t promp
   auto start = std::chrono::steady_clock::now();
   step_batched(model, rows, prompt, warmup + steps, planned, [&](size_t step) {
     if (step + 1 == warmup) start = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "\rbatch-decode: %zu rows, %s step %zu/%zu  ", rows,
-                 planned ? "planned" : "general", step + 1, warmup + steps);
   });
   return seconds_since(start) / static_cast<double>(steps);
 }
@@ -96,8 +96,6 @@ double sequential_step_seconds(const model::Model& model, size_t rows, size_t pr
   for (size_t step = 0; step < warmup + steps; ++step) {
     if (step == warmup) start = std::chrono::steady_clock::now();
     for (size_t r = 0; r < rows; ++r) tokens[r] = decoders[r]->step_greedy(tokens[r]);
-    std::fprintf(stderr, "\rbatch-decode: %zu rows one at a time, step %zu/%zu  ", rows, step + 1,
-                 warmup + steps);
   }
   return seconds_since(start) / static_cast<double>(steps);
 }
@@ -127,13 +125,18 @@ void bench_batched_decode(const model::Model& model, const std::vector<size_t>& 
                   rows, rows);
       continue;
     }
+    ProgressLine progress;
+    const std::string sequences = "batch-decode: " + std::to_string(rows) + " sequences, ";
+    progress.update(sequences + "planned steps");
     const double batched = batched_step_seconds(model, rows, prompt_tokens, warmup, steps, true);
+    progress.update(sequences + "general steps");
     const double general = batched_step_seconds(model, rows, prompt_tokens, warmup, steps, false);
+    progress.update(sequences + "one at a time");
     const double sequential =
         model::Decoder::supported(model)
             ? sequential_step_seconds(model, rows, prompt_tokens, warmup, steps)
             : 0;
-    std::fprintf(stderr, "\n");
+    progress.done();
     const double count = static_cast<double>(rows);
     std::printf("| %zu | %.3f | %.1f | %.3f | %.3f | %.1f | %.2f× |\n", rows, 1e3 * batched,
                 count / batched, 1e3 * general, 1e3 * sequential,

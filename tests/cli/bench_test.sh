@@ -66,6 +66,8 @@ fi
   >"$scratch/batched.md" 2>"$scratch/err" || fail "bench --batch-decode failed: $(cat "$scratch/err")"
 [ "$(grep -cE '^\| [13] \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+× \|$' "$scratch/batched.md")" -eq 2 ] ||
   fail "no row per --batch-decode count in: $(cat "$scratch/batched.md")"
+grep -q $'\r' "$scratch/err" && fail "--batch-decode's progress in a file holds carriage returns"
+grep -qx "batch-decode: 3 sequences, one at a time" "$scratch/err" || fail "no batch-decode progress: $(cat "$scratch/err")"
 expect_error "batch past the context" "within the model's context" "$wgpt" bench -m "$char" -p 0 -n 0 \
   --gen-prompt 60 --batch-decode 2
 
