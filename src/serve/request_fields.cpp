@@ -18,7 +18,7 @@ std::string number_text(double value) {
 nlohmann::json parse_body(std::string_view body) {
   try {
     return nlohmann::json::parse(body);
-  } catch (const nlohmann::json::parse_error& error) {
+  } catch (const nlohmann::json::exception& error) {  // a parse_error, or out_of_range (1e999)
     throw ApiError(400, std::string("the request body is not valid JSON: ") + error.what());
   }
 }
