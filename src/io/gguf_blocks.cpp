@@ -16,6 +16,10 @@ float block_scale(const uint8_t* block) {
   return f16_to_f32(half);
 }
 
+// The reciprocal of a block's scale for its codes, or 0 when the scale as stored (f16) is 0 — a
+// block of values too small for f16 — so that its codes are those of zeros, which it decodes to.
+float code_inverse(float scale) { return f16_to_f32(f32_to_f16(scale)) != 0 ? 1 / scale : 0; }
+
 void append_scale(std::vector<uint8_t>& out, float scale) {
   const uint16_t half = f32_to_f16(scale);
   const auto* bytes = reinterpret_cast<const uint8_t*>(&half);
@@ -58,7 +62,7 @@ void quantize_q8_0(std::span<const float> values, std::vector<uint8_t>& out) {
     float largest = 0;
     for (const float x : block) largest = std::max(largest, std::fabs(x));
     const float scale = largest / 127;
-    const float inverse = scale != 0 ? 1 / scale : 0;
+    const float inverse = code_inverse(scale);
     append_scale(out, scale);
     for (const float x : block) {
       out.push_back(static_cast<uint8_t>(static_cast<int8_t>(std::round(x * inverse))));
@@ -77,9 +81,10 @@ void quantize_q4_0(std::span<const float> values, std::vector<uint8_t>& out) {
         signed_largest = x;
       }
     }
-    const float scale = signed_largest / -8;
-    const float inverse = scale != 0 ? 1 / scale : 0;
-    append_scale(out, scale);
+    const float inverse = code_inverse(signed_largest / -8);
+    // A block that stores a zero scale stores an all-zero block's, 0 / -8 = -0 (llama.cpp's), so
+    // that what it decodes to writes the same bytes again.
+    append_scale(out, inverse != 0 ? signed_largest / -8 : -0.0f);
     const auto code = [&](float x) {
       return static_cast<uint8_t>(std::min(15, static_cast<int>(x * inverse + 8.5f)));
     };

@@ -156,6 +156,24 @@ TEST(IoGguf, Q8_0AndQ4_0BlocksAreLlamaCpps) {
   EXPECT_EQ(back[5], 3.0f);
 }
 
+// A block whose scale is too small for f16 stores a zero scale: its codes must then be those of
+// zeros (what it decodes to), or writing what was read would not give the same bytes (found by
+// fuzz_gguf: codes of -127 under a zero scale).
+TEST(IoGguf, BlocksTooSmallForAnF16ScaleStoreTheCodesOfZeros) {
+  // Scales 7.9e-11 (q8_0) and 1.25e-9 (q4_0): both below half of f16's least subnormal, 2^-24.
+  const std::vector<float> tiny(32, -1e-8f);
+  std::vector<uint8_t> q8, q4;
+  gguf::quantize_q8_0(tiny, q8);
+  gguf::quantize_q4_0(tiny, q4);
+  for (size_t j = 2; j < q8.size(); ++j) EXPECT_EQ(q8[j], 0) << "q8_0 byte " << j;
+  for (size_t j = 2; j < q4.size(); ++j) EXPECT_EQ(q4[j], 0x88) << "q4_0 byte " << j;
+  std::vector<uint8_t> q8_again, q4_again;
+  gguf::quantize_q8_0(gguf::dequantize_q8_0(q8, 32), q8_again);
+  gguf::quantize_q4_0(gguf::dequantize_q4_0(q4, 32), q4_again);
+  EXPECT_EQ(q8_again, q8);
+  EXPECT_EQ(q4_again, q4);
+}
+
 TEST(IoGguf, WriterRefusesWhatGgufCannotHold) {
   EXPECT_THROW(gguf_bytes({}, std::vector<TensorData>{TensorData::from_floats(
                                   "q", {2, 33}, std::vector<float>(66), DType::q8_0)}),
