@@ -136,9 +136,7 @@ void Generation::shift_context(size_t newest) {
   // changes.
   const size_t keep = std::max(config_.n_ctx / 2, newest);
   context_.erase(context_.begin(), context_.end() - static_cast<std::ptrdiff_t>(keep));
-  cache_.clear();
-  held_ = 0;
-  prefill_ = true;
+  forget_cache();
   ++result_.context_shifts;
 }
 
