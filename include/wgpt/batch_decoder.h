@@ -17,9 +17,10 @@
 // by one queue write each per step, and every intermediate. A plan serves a bucket of row counts:
 // B rows run in the next power of two (at most the slots), the padding rows repeating row 0 — its
 // token, slot and position — so they write the bits row 0 writes (rows are invariant) and their
-// outputs go unread. So at most log2(slots) + 2 plans ever exist, and a row's numbers are the
+// outputs go unread. So at most log2(max_rows()) + 2 plans ever exist, and a row's numbers are the
 // general step's, bit for bit.
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -53,15 +54,22 @@ class BatchDecoder {
   BatchDecoder& operator=(const BatchDecoder&) = delete;
 
   size_t slots() const { return caches_.size(); }
-  // Slot `slot`'s cache: empty it (clear()) for a new sequence, prefill it with Model::forward.
+  // The most rows one step takes: every slot's next token, or prompts' rows up to a fixed bound
+  // (kPromptRows) that keeps a plan's intermediates (its logits are [rows, vocab]) moderate.
+  static constexpr size_t kPromptRows = 256;
+  size_t max_rows() const { return std::max(slots(), kPromptRows); }
+  // Slot `slot`'s cache: empty it (clear()) for a new sequence, prefill it with Model::forward
+  // or with rows of a step.
   KvCache& cache(size_t slot) { return caches_.at(slot); }
 
-  // Records one step for rows r = 0 .. tokens.size() − 1: tokens[r] runs in slot slots[r] at
-  // position cache(slots[r]).length(), whose key and value the step appends (the cache's length
-  // advances). Replays the plan of the rows' bucket, capturing it first if it is new. The tensors
-  // returned are views of the plan's own outputs, which its next step overwrites: read them
-  // before stepping again. Throws before recording anything on distinct-slot, context or
-  // vocabulary violations.
+  // Records one step for rows r = 0 .. tokens.size() − 1 (at most max_rows()): tokens[r] runs
+  // in slot slots[r] at that slot's next position — cache(slots[r]).length() plus the rows of the
+  // same slot before r — whose key and value the step appends (the cache's length advances by
+  // the slot's rows). A row attends to its slot's keys up to its own position, those of the
+  // step's earlier rows included, so a slot's rows are its tokens run one after another. Replays
+  // the plan of the rows' bucket, capturing it first if it is new. The tensors returned are views
+  // of the plan's own outputs, which its next step overwrites: read them before stepping again.
+  // Throws before recording anything on row-count, slot, context or vocabulary violations.
   BatchStep step(std::span<const uint32_t> slots, std::span<const uint32_t> tokens);
   // The same step through the general ops, each validated and bound afresh (the pass every plan
   // captures): the same bits as step(), in fresh tensors. For tests and `wgpt bench`.
@@ -80,7 +88,7 @@ class BatchDecoder {
   const Model& model_;
   std::vector<Tensor> key_pools_, value_pools_;  // per layer
   std::vector<KvCache> caches_;
-  Tensor zeros_;  // u32 [slots]: score_rows' targets (its surprisal goes unused)
+  Tensor zeros_;  // u32 [max_rows()]: score_rows' targets (its surprisal goes unused)
   std::map<size_t, std::unique_ptr<Plan>> plans_;  // by the bucket's row count
 };
 

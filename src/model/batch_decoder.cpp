@@ -14,22 +14,23 @@ constexpr size_t kMaxHeadDim = 256;  // decode_attention_rows' kernel
 
 size_t slot_bytes(const Config& c) { return c.n_head * c.n_ctx * c.head_dim() * sizeof(float); }
 
-void check_rows(const Config& c, const std::vector<KvCache>& caches,
+void check_rows(const Config& c, const std::vector<KvCache>& caches, size_t max_rows,
                 std::span<const uint32_t> slots, std::span<const uint32_t> tokens) {
-  if (slots.empty() || slots.size() != tokens.size()) {
-    throw Error("a batched step needs one slot per token, got " + std::to_string(slots.size()) +
-                " slots for " + std::to_string(tokens.size()) + " tokens");
+  if (slots.empty() || slots.size() != tokens.size() || slots.size() > max_rows) {
+    throw Error("a batched step needs one slot per token and at most " + std::to_string(max_rows) +
+                " rows, got " + std::to_string(slots.size()) + " slots for " +
+                std::to_string(tokens.size()) + " tokens");
   }
-  std::vector<bool> taken(caches.size(), false);
+  std::vector<size_t> rows_of(caches.size(), 0);
   for (size_t r = 0; r < slots.size(); ++r) {
-    if (slots[r] >= caches.size() || taken[slots[r]]) {
+    if (slots[r] >= caches.size()) {
       throw Error("a batched step's row " + std::to_string(r) + " names slot " +
-                  std::to_string(slots[r]) + ": outside the " + std::to_string(caches.size()) +
-                  " slots or named twice");
+                  std::to_string(slots[r]) + ", outside the " + std::to_string(caches.size()) +
+                  " slots");
     }
-    taken[slots[r]] = true;
-    if (caches[slots[r]].length() >= c.n_ctx) {
-      throw Error("the model's context of " + std::to_string(c.n_ctx) + " tokens is full in slot " +
+    if (caches[slots[r]].length() + ++rows_of[slots[r]] > c.n_ctx) {
+      throw Error("the model's context of " + std::to_string(c.n_ctx) +
+                  " tokens has no room for row " + std::to_string(r) + " in slot " +
                   std::to_string(slots[r]));
     }
     if (tokens[r] >= c.vocab_size) {
@@ -70,7 +71,8 @@ BatchDecoder::BatchDecoder(const Model& model, size_t slots) : model_(model) {
       caches_[s].values.push_back(value_pools_.back().view(s * per_slot, cache_shape));
     }
   }
-  zeros_ = Tensor::from_u32(std::vector<uint32_t>(slots, 0), {slots}).to_gpu(model.context());
+  zeros_ =
+      Tensor::from_u32(std::vector<uint32_t>(max_rows(), 0), {max_rows()}).to_gpu(model.context());
 }
 
 BatchDecoder::~BatchDecoder() = default;
@@ -83,11 +85,12 @@ struct BatchDecoder::Plan {
 
 std::vector<uint32_t> BatchDecoder::positions_of(std::span<const uint32_t> slots,
                                                  std::span<const uint32_t> tokens) const {
-  check_rows(model_.config(), caches_, slots, tokens);
+  check_rows(model_.config(), caches_, max_rows(), slots, tokens);
+  // A slot's rows take its next positions in order.
+  std::vector<uint32_t> next(caches_.size());
+  for (size_t s = 0; s < caches_.size(); ++s) next[s] = static_cast<uint32_t>(caches_[s].length());
   std::vector<uint32_t> positions(slots.size());
-  for (size_t r = 0; r < slots.size(); ++r) {
-    positions[r] = static_cast<uint32_t>(caches_[slots[r]].length());
-  }
+  for (size_t r = 0; r < slots.size(); ++r) positions[r] = next[slots[r]]++;
   return positions;
 }
 
@@ -144,13 +147,15 @@ BatchDecoder::Plan& BatchDecoder::plan_for(size_t rows) {
 BatchStep BatchDecoder::step(std::span<const uint32_t> slots, std::span<const uint32_t> tokens) {
   const std::vector<uint32_t> positions = positions_of(slots, tokens);
   const size_t rows = slots.size();
+  // Steps of continuing sequences alone (at most a row per slot) keep to buckets of at most the
+  // slots; steps with prompts' rows grow up to max_rows().
   size_t bucket = 1;
   while (bucket < rows) bucket *= 2;
-  bucket = std::min(bucket, caches_.size());
+  bucket = std::min(bucket, rows <= caches_.size() ? caches_.size() : max_rows());
   Plan& plan = plan_for(bucket);
   const std::shared_ptr<gpu::Context>& context = model_.context();
   gpu::Scope scope(*context);  // the step records into one submit
-  // The padding rows repeat row 0.
+  // The padding rows repeat row 0 (its position too: they store the key and value it stores).
   auto write = [&](const Tensor& tensor, std::span<const uint32_t> values) {
     std::vector<uint32_t> padded(values.begin(), values.end());
     padded.resize(bucket, values[0]);

@@ -56,9 +56,8 @@ void BatchedEngine::begin(size_t slot, const generate::SamplingOptions& sampling
   s.sampler = std::make_unique<model::TokenSampler>(model_, sampling, s.logits, s.state);
 }
 
-bool BatchedEngine::batches(const StepInput& input) {
-  return input.ids.size() == 1 && decoder_.cache(input.slot).length() > 0 &&
-         !input.report.attention;
+bool BatchedEngine::batches(const StepInput& input) const {
+  return !input.ids.empty() && input.ids.size() <= decoder_.max_rows() && !input.report.attention;
 }
 
 BatchedEngine::Choice BatchedEngine::choice_of(const StepInput& input) const {
@@ -68,7 +67,9 @@ BatchedEngine::Choice BatchedEngine::choice_of(const StepInput& input) const {
 
 std::vector<StepOutput> BatchedEngine::step(std::span<const StepInput> batch) {
   std::vector<StepOutput> outputs(batch.size());
-  std::vector<size_t> together;
+  // The batched inputs in groups whose rows fit one step, in order.
+  std::vector<std::vector<size_t>> groups;
+  size_t rows_in_last = 0;
   for (size_t i = 0; i < batch.size(); ++i) {
     const StepInput& input = batch[i];
     if (input.slot >= slots_.size()) {
@@ -77,13 +78,18 @@ std::vector<StepOutput> BatchedEngine::step(std::span<const StepInput> batch) {
     }
     std::vector<uint32_t>& context = slots_[input.slot].context;
     context.insert(context.end(), input.ids.begin(), input.ids.end());
-    if (batches(input)) {
-      together.push_back(i);
-    } else {
+    if (!batches(input)) {
       outputs[i] = step_alone(input);
+      continue;
     }
+    if (groups.empty() || rows_in_last + input.ids.size() > decoder_.max_rows()) {
+      groups.emplace_back();
+      rows_in_last = 0;
+    }
+    groups.back().push_back(i);
+    rows_in_last += input.ids.size();
   }
-  if (!together.empty()) step_together(batch, together, outputs);
+  for (const std::vector<size_t>& together : groups) step_together(batch, together, outputs);
   return outputs;
 }
 
@@ -98,15 +104,21 @@ StepOutput BatchedEngine::step_alone(const StepInput& input) {
   return output;
 }
 
-void BatchedEngine::step_together(std::span<const StepInput> batch, std::span<const size_t> rows,
+void BatchedEngine::step_together(std::span<const StepInput> batch,
+                                  std::span<const size_t> together,
                                   std::vector<StepOutput>& outputs) {
-  std::vector<uint32_t> slots, tokens;
+  // A row per token; an input's last row gives its next token.
+  std::vector<uint32_t> slots, tokens, last_rows;
   std::vector<Choice> choices;
-  for (size_t i : rows) {
-    slots.push_back(static_cast<uint32_t>(batch[i].slot));
-    tokens.push_back(batch[i].ids[0]);
-    choices.push_back(choice_of(batch[i]));
-    Slot& slot = slots_[batch[i].slot];
+  for (size_t i : together) {
+    const StepInput& input = batch[i];
+    for (uint32_t id : input.ids) {
+      slots.push_back(static_cast<uint32_t>(input.slot));
+      tokens.push_back(id);
+    }
+    last_rows.push_back(static_cast<uint32_t>(tokens.size() - 1));
+    choices.push_back(choice_of(input));
+    Slot& slot = slots_[input.slot];
     if (choices.back() != Choice::sampler) {
       slot.started = false;
     } else if (!slot.started) {
@@ -122,39 +134,42 @@ void BatchedEngine::step_together(std::span<const StepInput> batch, std::span<co
   auto row_range = [&](size_t r) {
     return gpu::BufferRange(logits.buffer(), (logits.offset() + r * vocab) * 4, vocab * 4);
   };
-  // The sampled rows' logits into their slots' copies first, then their samplers: one compute pass.
-  for (size_t r = 0; r < rows.size(); ++r) {
-    if (choices[r] == Choice::sampler) context->copy(row_range(r), slots_[slots[r]].logits.range());
+  // The sampled inputs' logits into their slots' copies first, then their samplers: one compute
+  // pass.
+  for (size_t k = 0; k < together.size(); ++k) {
+    if (choices[k] == Choice::sampler) {
+      context->copy(row_range(last_rows[k]), slots_[batch[together[k]].slot].logits.range());
+    }
   }
-  // What comes back, a region per row: its argmax's id, its sampler's choice (the state's token)
+  // What comes back, a region per input: its argmax's id, its sampler's choice (the state's token)
   // or its logits.
   std::vector<gpu::BufferRange> regions;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    const Slot& slot = slots_[slots[r]];
-    if (choices[r] == Choice::argmax) {
-      regions.emplace_back(step.best.buffer(), step.best.byte_offset() + r * 8, 4);
-    } else if (choices[r] == Choice::sampler) {
+  for (size_t k = 0; k < together.size(); ++k) {
+    const Slot& slot = slots_[batch[together[k]].slot];
+    if (choices[k] == Choice::argmax) {
+      regions.emplace_back(step.best.buffer(), step.best.byte_offset() + last_rows[k] * 8, 4);
+    } else if (choices[k] == Choice::sampler) {
       slot.sampler->record();
       regions.emplace_back(slot.state.buffer(), slot.state.byte_offset() + 4, 4);
     } else {
-      regions.push_back(row_range(r));
+      regions.push_back(row_range(last_rows[k]));
     }
   }
   const std::vector<std::vector<std::byte>> bytes = context->readback_many(regions);
   std::vector<size_t> on_host;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    if (choices[r] == Choice::host) {
-      on_host.push_back(r);
+  for (size_t k = 0; k < together.size(); ++k) {
+    if (choices[k] == Choice::host) {
+      on_host.push_back(k);
     } else {
-      std::memcpy(&outputs[rows[r]].token, bytes[r].data(), 4);
+      std::memcpy(&outputs[together[k]].token, bytes[k].data(), 4);
     }
   }
   for_each_row(on_host.size(), [&](size_t i) {
-    const size_t r = on_host[i];
-    const StepInput& input = batch[rows[r]];
-    StepOutput& output = outputs[rows[r]];
+    const size_t k = on_host[i];
+    const StepInput& input = batch[together[k]];
+    StepOutput& output = outputs[together[k]];
     std::vector<float> row(vocab);
-    std::memcpy(row.data(), bytes[r].data(), vocab * 4);
+    std::memcpy(row.data(), bytes[k].data(), vocab * 4);
     const Slot& slot = slots_[input.slot];
     output.token = model::choose_token(row, slot.context, slot.sampling).token;
     describe(row, input.report, output);

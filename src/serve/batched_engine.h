@@ -1,8 +1,12 @@
 #pragma once
 // The step engine of phase 2: one batched GPU step for every sequence that continues its cache
 // (model::BatchDecoder: the rows share each weight read, each attends to its own cache), so N
-// concurrent streams cost far less than N single steps. A sequence's first step (its prompt) and a
-// step that reports attention run alone on the general forward pass, into the same slot's cache.
+// concurrent streams cost far less than N single steps. A prompt joins the step too, a row per
+// token (so the prompts of sequences that arrive together are prefilled together, beside the
+// others' decoding, not one forward pass after another); inputs whose rows exceed one step's
+// (BatchDecoder::max_rows) run in several steps, each input whole in one of them. A prompt longer
+// than a step's rows, and a step that reports attention, run alone on the general forward pass,
+// into the same slot's cache.
 // The next token is chosen on the GPU for every batched row that reports nothing else, and 4 bytes
 // per row come back: greedy rows without logit adjustments take the step's argmax (ops::score_rows'
 // top 1); every other such row — sampled, or greedy with penalties or a bias — runs its slot's
@@ -49,12 +53,13 @@ class BatchedEngine final : public StepEngine {
   // How a batched row's next token is chosen.
   enum class Choice { argmax, sampler, host };
   Choice choice_of(const StepInput& input) const;
-  // Whether an input joins the batched step: it continues its cache by one token without
-  // reporting attention.
-  bool batches(const StepInput& input);
+  // Whether an input joins a batched step: its tokens fit one step's rows and it does not report
+  // attention.
+  bool batches(const StepInput& input) const;
   StepOutput step_alone(const StepInput& input);
-  // Runs the batched rows (indices into `batch`) and fills their outputs.
-  void step_together(std::span<const StepInput> batch, std::span<const size_t> rows,
+  // Runs the inputs `together` (indices into `batch`, their rows within one step) as one batched
+  // step and fills their outputs.
+  void step_together(std::span<const StepInput> batch, std::span<const size_t> together,
                      std::vector<StepOutput>& outputs);
 
   const model::Model& model_;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 #include "serve/batched_engine.h"
@@ -134,11 +135,55 @@ TEST(BatchDecoder, RefusesRowsItCannotRun) {
   model.forward(prompt(3, 4), decoder.cache(1), {.all_logits = false});
   const std::vector<uint32_t> token = {1, 1};
   EXPECT_THROW(decoder.step(std::vector<uint32_t>{0}, std::span(token.data(), 1)), Error);  // full
-  EXPECT_THROW(decoder.step(std::vector<uint32_t>{1, 1}, token), Error);  // a slot twice
+  // Slot 1 has room for 77 more tokens, and no step takes more than max_rows().
+  EXPECT_THROW(decoder.step(std::vector<uint32_t>(78, 1), std::vector<uint32_t>(78, 1)), Error);
+  const size_t too_many = decoder.max_rows() + 1;
+  EXPECT_THROW(decoder.step(std::vector<uint32_t>(too_many, 1), std::vector<uint32_t>(too_many, 1)),
+               Error);
   EXPECT_THROW(decoder.step(std::vector<uint32_t>{2}, std::span(token.data(), 1)), Error);
   EXPECT_THROW(decoder.step(std::vector<uint32_t>{1}, std::vector<uint32_t>{67}), Error);
   EXPECT_EQ(decoder.cache(1).length(), 3u) << "nothing ran";
   EXPECT_FALSE(BatchDecoder::supported(Model::random(model.config(), 1), 2)) << "on the CPU";
+}
+
+// A prompt run as rows of a step — beside another slot's decoding and another prompt — is its
+// forward pass: the same next-token logits (within reassociation), the same cache (the next step
+// agrees too), and its rows' numbers are the same bits alone as among the others.
+TEST(BatchDecoder, PromptRowsArePrefill) {
+  const Model model = odd_model();
+  const size_t vocab = model.config().vocab_size;
+  const std::vector<uint32_t> decoding = prompt(4, 9), first = prompt(7, 1), second = prompt(70, 2);
+  BatchDecoder together(model, 3), alone(model, 3);
+  model.forward(decoding, together.cache(0), {.all_logits = false});
+  std::vector<uint32_t> slots = {0}, tokens = {5};
+  for (uint32_t id : first) slots.push_back(1), tokens.push_back(id);
+  for (uint32_t id : second) slots.push_back(2), tokens.push_back(id);
+  const std::vector<float> logits = together.step(slots, tokens).logits.to_floats();
+  EXPECT_EQ(together.cache(1).length(), first.size());
+  EXPECT_EQ(together.cache(2).length(), second.size());
+  const std::vector<float> first_alone =
+      alone.step(std::vector<uint32_t>(first.size(), 1), first).logits.to_floats();
+  for (size_t r = 0; r < first.size(); ++r) {
+    EXPECT_EQ(row_of(first_alone, r, vocab), row_of(logits, 1 + r, vocab)) << "row " << r;
+  }
+  for (const auto& [slot, ids, last_row] :
+       {std::tuple{1u, first, first.size()}, std::tuple{2u, second, tokens.size() - 1}}) {
+    model::KvCache reference = model.new_cache();
+    const std::vector<float> expected =
+        model.forward(ids, reference, {.all_logits = false}).logits.to_floats();
+    const std::vector<float> actual = row_of(logits, last_row, vocab);
+    for (size_t v = 0; v < vocab; ++v) {
+      ASSERT_NEAR(actual[v], expected[v], 1e-4f) << "slot " << slot << " id " << v;
+    }
+    const uint32_t next = 3;
+    const std::vector<float> stepped =
+        together.step(std::vector<uint32_t>{slot}, std::span(&next, 1)).logits.to_floats();
+    const std::vector<float> continued =
+        model.forward(std::span(&next, 1), reference, {.all_logits = false}).logits.to_floats();
+    for (size_t v = 0; v < vocab; ++v) {
+      ASSERT_NEAR(stepped[v], continued[v], 1e-4f) << "slot " << slot << " next, id " << v;
+    }
+  }
 }
 
 // Sequences of several prompt lengths, joining at different steps, through an engine, slot s
