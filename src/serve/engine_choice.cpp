@@ -22,9 +22,10 @@ std::unique_ptr<StepEngine> make_step_engine(const model::Model& model, size_t s
   // On a software adapter (llvmpipe) the batched step's tiled products cost more than the fused
   // B = 1 kernels do for every row (`wgpt bench --batch-decode` there: 0.06× at one row, 0.3× at
   // eight), so `auto` keeps the batched engine for hardware GPUs.
+  // With one slot nothing is ever batched: the fused B = 1 path is the faster one there too.
   const bool software = model.on_gpu() && model.context()->adapter_info().is_cpu;
   if (choice == EngineChoice::sequential || !batchable ||
-      (choice == EngineChoice::automatic && software)) {
+      (choice == EngineChoice::automatic && (software || slots == 1))) {
     return std::make_unique<SequentialEngine>(model, slots);
   }
   return std::make_unique<BatchedEngine>(model, slots);

@@ -237,7 +237,7 @@ TEST(BatchedEngine, TokensAreTheSequentialEngines) {
   EXPECT_EQ(expected[3].size(), 17u);
 }
 
-TEST(BatchedEngine, AutomaticChoiceTakesItOnHardwareGpusOnly) {
+TEST(BatchedEngine, AutomaticChoiceTakesItOnHardwareGpusWithSeveralSlots) {
   using serve::EngineChoice;
   const Model gpu_model = odd_model();
   const Model cpu_model = Model::random(gpu_model.config(), 5);
@@ -246,6 +246,9 @@ TEST(BatchedEngine, AutomaticChoiceTakesItOnHardwareGpusOnly) {
             software ? "sequential" : "batched");
   EXPECT_EQ(serve::make_step_engine(gpu_model, 2, EngineChoice::batched)->name(), "batched");
   EXPECT_EQ(serve::make_step_engine(gpu_model, 2, EngineChoice::sequential)->name(), "sequential");
+  EXPECT_EQ(serve::make_step_engine(gpu_model, 1, EngineChoice::automatic)->name(), "sequential")
+      << "one slot batches nothing";
+  EXPECT_EQ(serve::make_step_engine(gpu_model, 1, EngineChoice::batched)->name(), "batched");
   EXPECT_EQ(serve::make_step_engine(cpu_model, 2, EngineChoice::automatic)->name(), "sequential");
   EXPECT_THROW(serve::make_step_engine(cpu_model, 2, EngineChoice::batched), Error);
 }
