@@ -39,8 +39,10 @@ void add_logit_bias(const std::string& text, std::map<uint32_t, float>& biases) 
     const std::string value = text.substr(text[split] == '=' ? split + 1 : split);
     bias = value == "-inf" ? -INFINITY : spec_number(value);
   } catch (const std::logic_error&) {
-    throw Error("--logit-bias " + text +
-                ": expected TOKEN_ID=BIAS (or TOKEN_ID+BIAS, TOKEN_ID-BIAS; -inf bans the token)");
+    // A usage error, as every other malformed option value is (found by fuzz_cli).
+    throw CLI::ValidationError("--logit-bias " + text +
+                               ": expected TOKEN_ID=BIAS (or TOKEN_ID+BIAS, TOKEN_ID-BIAS; -inf "
+                               "bans the token)");
   }
   biases[static_cast<uint32_t>(id)] = bias;
 }

@@ -48,7 +48,10 @@ bool refused(const NumericOption& option, const std::string& value) {
   } catch (const CLI::RequiredError&) {
     return false;
   } catch (const CLI::ParseError& error) {
-    return std::string(error.what()).find(option.name) != std::string::npos;
+    // CLI11 names a flag given a value without its dashes, at the start.
+    const std::string what = error.what();
+    return what.find(option.name) != std::string::npos ||
+           what.rfind(option.name.substr(2) + " ", 0) == 0;
   }
   return false;
 }
@@ -78,6 +81,40 @@ TEST(CommandLineOptions, EveryNumericOptionRefusesWrappedOrNonFiniteValues) {
       EXPECT_TRUE(refused(option, value)) << "accepted '" << value << "'";
     }
   }
+}
+
+// Every long name of every flag (those of negated flags such as --no-context-shift too).
+void collect_flags(const CLI::App& app, const std::string& path, std::vector<NumericOption>& out) {
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->get_expected_max() != 0) continue;  // takes values
+    for (const std::string& name : option->get_lnames()) {
+      if (name != "help" && name != "version") out.push_back({path, "--" + name, false});
+    }
+  }
+  for (const CLI::App* sub : app.get_subcommands(std::function<bool(const CLI::App*)>{})) {
+    collect_flags(*sub, path.empty() ? sub->get_name() : path + " " + sub->get_name(), out);
+  }
+}
+
+// A flag takes no value: CLI11 2.1 converted a negated flag's value with std::stoll, whose
+// out_of_range escaped the parser for a number past long long (fuzz_cli found it for
+// --no-context-shift); a malformed --logit-bias was a runtime error, not a usage error.
+TEST(CommandLineOptions, FlagsTakeNoValueAndMalformedValuesAreUsageErrors) {
+  CLI::App app;
+  add_commands(app);
+  std::vector<NumericOption> flags;
+  collect_flags(app, "", flags);
+  ASSERT_GT(flags.size(), 10u);
+  for (const NumericOption& flag : flags) {
+    SCOPED_TRACE(flag.command + " " + flag.name);
+    for (const char* value : {"100000000000000000000", "1", "yes"}) {
+      EXPECT_TRUE(refused(flag, value)) << "accepted '" << value << "'";
+    }
+  }
+  for (const char* bad : {"--format", "5", "x=1", "5=x", "99999999999=1", "=1"}) {
+    EXPECT_TRUE(refused({"generate", "--logit-bias", true}, bad)) << bad;
+  }
+  EXPECT_FALSE(refused({"generate", "--logit-bias", true}, "5=-inf"));
 }
 
 TEST(CommandLineOptions, ShapeOptionsRefuseZero) {
