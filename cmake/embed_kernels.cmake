@@ -6,6 +6,8 @@
 #   //! include "NAME.wgsl"            the contents of src/kernels/lib/NAME.wgsl (WGSL itself has
 #                                      no includes); a library may include another
 #   //! include "NAME.wgsl" for IDENT  the same with the library's placeholder OPERAND renamed IDENT
+#                                      (a library hands its own OPERAND on with `for OPERAND`: its
+#                                      includer's renaming reaches that directive too)
 #   //! variants AXIS VALUE...         the kernel once per value, `{AXIS}` replaced by it (also in
 #                                      includes). The first value keeps the file's name, the others
 #                                      add ".VALUE"; several axes multiply. Known axes: DTYPE

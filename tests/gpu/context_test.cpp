@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -33,6 +34,16 @@ Buffer upload_floats(Context& context, const std::vector<float>& values) {
   return context.upload(std::as_bytes(std::span(values)));
 }
 
+// The buffers of a chain of self_test dispatches (each reading the one before): the input
+// a = {1, 2, 3}, then b and c of three floats each.
+class GpuContextChain : public testing::Test {
+ protected:
+  std::shared_ptr<Context> context = test::gpu_context();
+  Buffer a = upload_floats(*context, {1, 2, 3});
+  Buffer b = context->create_storage(12);
+  Buffer c = context->create_storage(12);
+};
+
 TEST(GpuContext, ReportsARealAdapterNeverNull) {
   auto context = test::gpu_context();
   EXPECT_NE(context->adapter_info().backend, "Null");
@@ -41,11 +52,7 @@ TEST(GpuContext, ReportsARealAdapterNeverNull) {
   EXPECT_GT(context->limits().min_storage_buffer_offset_alignment, 0u);
 }
 
-TEST(GpuContext, NestedScopesSubmitOnceAndKeepOrder) {
-  auto context = test::gpu_context();
-  Buffer a = upload_floats(*context, {1, 2, 3});
-  Buffer b = context->create_storage(12);
-  Buffer c = context->create_storage(12);
+TEST_F(GpuContextChain, NestedScopesSubmitOnceAndKeepOrder) {
   const Stats before = context->stats();
   {
     Scope outer(*context);
@@ -95,11 +102,7 @@ TEST(GpuContext, CopiesKeepOrderWithDispatchesInOneSubmit) {
   EXPECT_EQ(to_floats(context->readback(c, 4, 16)), (std::vector<float>{2, 4, 6, 8}));
 }
 
-TEST(GpuContext, CaptureBindsDispatchesThatReplayLaterAndRefusesTheRest) {
-  auto context = test::gpu_context();
-  Buffer a = upload_floats(*context, {1, 2, 3});
-  Buffer b = context->create_storage(12);
-  Buffer c = context->create_storage(12);
+TEST_F(GpuContextChain, CaptureBindsDispatchesThatReplayLaterAndRefusesTheRest) {
   const Stats before = context->stats();
   const std::vector<PreparedDispatch> pass = context->capture([&] {
     Scope scope(*context);
