@@ -45,7 +45,7 @@ expect_error "penalty window over the context" "penalty window of 65 tokens is l
   "$wgpt" generate -m "$char" -p "ROMEO:" --repeat-penalty 1.1 --repeat-last-n 65
 expect_error "logit bias outside the vocabulary" "token id 65, which is outside the vocabulary of 65" \
   "$wgpt" generate -m "$char" -p "ROMEO:" --logit-bias 65=1
-expect_error "unreadable logit bias" "expected TOKEN_ID=BIAS" "$wgpt" generate -m "$char" -p "ROMEO:" --logit-bias x=1
+expect_usage_error "unreadable logit bias" "expected TOKEN_ID=BIAS" "$wgpt" generate -m "$char" -p "ROMEO:" --logit-bias x=1
 expect_usage_error "min-p over 1" "--min-p: '2' is not a number in [0, 1]" "$wgpt" generate -m "$char" -p "ROMEO:" --min-p 2
 expect_usage_error "negative top-k" "--top-k: '-1' is not a whole number from 0" \
   "$wgpt" generate -m "$char" -p "ROMEO:" --top-k -1
