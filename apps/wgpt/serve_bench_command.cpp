@@ -18,18 +18,25 @@ struct ServeBenchCommand {
   size_t warmup_tokens = 16;
 };
 
+// One round: `clients` concurrent streams of `tokens` tokens each, announced on stderr.
+serve::LoadResult measure_round(const ServeBenchCommand& command, size_t clients, size_t tokens,
+                                const char* what) {
+  serve::LoadOptions load = command.load;
+  load.clients = clients;
+  load.max_tokens = tokens;
+  std::fprintf(stderr, "serve-bench: %s %zu concurrent streams of %zu tokens...\n", what, clients,
+               tokens);
+  return serve::measure_load(load);
+}
+
 // An untimed round per client count first, of a few tokens a stream: a fresh server compiles its
 // pipelines, and the batched engine captures each row bucket's plan, the first time they are used
 // (about a second in all on the H200), which would otherwise land in the first rounds' figures.
 void warm_up(const ServeBenchCommand& command) {
   if (command.warmup_tokens == 0) return;
   for (size_t clients : command.client_counts) {
-    serve::LoadOptions load = command.load;
-    load.clients = clients;
-    load.max_tokens = command.warmup_tokens;
-    std::fprintf(stderr, "serve-bench: warming up with %zu streams of %zu tokens...\n", clients,
-                 load.max_tokens);
-    const serve::LoadResult result = serve::measure_load(load);
+    const serve::LoadResult result =
+        measure_round(command, clients, command.warmup_tokens, "warming up with");
     if (result.completed != clients) {
       throw Error("warming up: " + std::to_string(clients - result.completed) + " of " +
                   std::to_string(clients) + " streams failed; the first: " + result.first_error);
@@ -45,11 +52,8 @@ void run(const ServeBenchCommand& command) {
       "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
   size_t failed = 0;
   for (size_t clients : command.client_counts) {
-    serve::LoadOptions load = command.load;
-    load.clients = clients;
-    std::fprintf(stderr, "serve-bench: %zu concurrent streams of %zu tokens...\n", clients,
-                 load.max_tokens);
-    const serve::LoadResult result = serve::measure_load(load);
+    const serve::LoadResult result =
+        measure_round(command, clients, command.load.max_tokens, "measuring");
     std::printf("| %zu | %zu | %zu | %.2f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", clients,
                 result.completed, result.tokens, result.seconds, result.tokens_per_second(),
                 result.tokens_per_second() / static_cast<double>(clients),
