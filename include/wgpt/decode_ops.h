@@ -23,7 +23,7 @@ namespace wgpt::ops::decode {
 
 // Elements of the attention ops' key chunks (flash-decoding) and rows per LM-head candidate.
 inline constexpr size_t kChunk = 64;
-inline constexpr size_t kHeadRows = 32;
+inline constexpr size_t kHeadRows = 128;
 
 struct Options {
   bool software = false;   // few wide workgroups, as a software adapter (llvmpipe) wants

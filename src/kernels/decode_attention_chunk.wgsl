@@ -27,6 +27,7 @@ const REDUCE_THREADS: u32 = 64u;
 //! include "reduce_{REDUCE}.wgsl"
 
 const AHEAD: u32 = 16u;  // values loaded before the softmax, per thread
+const KEY_BLOCK: u32 = 8u;  // vec4s of a key loaded at once
 
 var<workgroup> weights: array<f32, 64>;
 var<workgroup> value_sums: array<vec4<f32>, 64>;
@@ -61,17 +62,20 @@ fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>) {
   var score = bitcast<f32>(0xff7fffffu);  // the lowest finite f32: no weight
   if (worker < count) {
     let key = cache + j * d4;
-    var dot0 = vec4<f32>(0.0);
-    var dot1 = vec4<f32>(0.0);
-    var i = 0u;
-    for (; i + 1u < d4; i += 2u) {
-      dot0 += q[head * d4 + i] * k_cache[key + i];
-      dot1 += q[head * d4 + i + 1u] * k_cache[key + i + 1u];
+    // The key's vec4s KEY_BLOCK at a time, a block's loads all in flight together.
+    var dot4 = vec4<f32>(0.0);
+    for (var i0 = 0u; i0 < d4; i0 += KEY_BLOCK) {
+      var k: array<vec4<f32>, KEY_BLOCK>;
+      var qi: array<vec4<f32>, KEY_BLOCK>;
+      for (var n = 0u; n < KEY_BLOCK; n++) {
+        let i = min(i0 + n, d4 - 1u);
+        k[n] = k_cache[key + i];
+        qi[n] = select(vec4<f32>(0.0), q[head * d4 + i], i0 + n < d4);
+      }
+      for (var n = 0u; n < KEY_BLOCK; n++) {
+        dot4 += qi[n] * k[n];
+      }
     }
-    for (; i < d4; i++) {
-      dot0 += q[head * d4 + i] * k_cache[key + i];
-    }
-    let dot4 = dot0 + dot1;
     score = (dot4.x + dot4.y + dot4.z + dot4.w) * params.scale;
     scores[head * params.n_ctx + j] = score;
   }

@@ -45,34 +45,62 @@ fn chunks_used() -> u32 {
   return (step[0] + 64u) / 64u;  // ceil(kv_len / 64), kv_len = position + 1
 }
 
+// The chunks are read MERGE at a time, all of a block's loads in flight together (a loop that
+// loaded one chunk and used it before the next made a chain of dependent round trips: at 257
+// keys, five chunks, ten for a head's statistics and five per merged value).
+const MERGE: u32 = 8u;
+
+// Chunks c0 .. c0 + MERGE − 1 of a head whose partials start at `first`: each chunk's maximum
+// and its partial at `offset` (1: its exp-sum; 2 + i: output i), the offset's value 0 for a chunk
+// past the last one used (its maximum is the last one's, so it changes no maximum either).
+fn chunk_block(first: u32, c0: u32, used: u32, offset: u32) -> array<vec2<f32>, MERGE> {
+  var block: array<vec2<f32>, MERGE>;
+  for (var j = 0u; j < MERGE; j++) {
+    let at = first + min(c0 + j, used - 1u) * (params.head_dim + 2u);
+    block[j] = vec2<f32>(partials[at], select(0.0, partials[at + offset], c0 + j < used));
+  }
+  return block;
+}
+
 // Each head's overall maximum and softmax normaliser, then z (merged chunk outputs) staged.
-fn stage_input(base: u32, rows: u32) {
+fn stage_input() {
   let d = params.head_dim;
+  let used = chunks_used();
   if (worker < params.n_head) {
     let first = worker * params.chunks * (d + 2u);
     var largest = bitcast<f32>(0xff7fffffu);
-    for (var c = 0u; c < chunks_used(); c++) {
-      largest = max(largest, partials[first + c * (d + 2u)]);
-    }
     var total = 0.0;
-    for (var c = 0u; c < chunks_used(); c++) {
-      let at = first + c * (d + 2u);
-      total += partials[at + 1u] * exp(partials[at] - largest);
+    for (var c0 = 0u; c0 < used; c0 += MERGE) {
+      let block = chunk_block(first, c0, used, 1u);
+      var block_largest = largest;
+      for (var j = 0u; j < MERGE; j++) {
+        block_largest = max(block_largest, block[j].x);
+      }
+      total *= exp(largest - block_largest);  // earlier blocks rescaled to the new maximum
+      for (var j = 0u; j < MERGE; j++) {
+        total += block[j].y * exp(block[j].x - block_largest);
+      }
+      largest = block_largest;
     }
     head_largest[worker] = largest;
     head_total[worker] = total;
   }
   workgroupBarrier();
-  for (var row = worker; row < rows; row += 256u) {
+  for (var row = worker; row < params.k; row += 256u) {
     let head = row / d;
-    let first = head * params.chunks * (d + 2u);
     var sum = 0.0;
-    for (var c = 0u; c < chunks_used(); c++) {
-      let at = first + c * (d + 2u);
-      sum += partials[at + 2u + row % d] * exp(partials[at] - head_largest[head]);
+    for (var c0 = 0u; c0 < used; c0 += MERGE) {
+      let block = chunk_block(head * params.chunks * (d + 2u), c0, used, 2u + row % d);
+      for (var j = 0u; j < MERGE; j++) {
+        sum += block[j].y * exp(block[j].x - head_largest[head]);
+      }
     }
     staged[row] = sum / head_total[head];
   }
+}
+
+fn gemv_input(row: u32) -> f32 {
+  return staged[row];
 }
 
 @compute @workgroup_size(256)

@@ -1,6 +1,8 @@
 // Decode step: the MLP's second layer with its bias, added into the residual stream in place:
 // x += h · W + b. Each column of x is read and written by one thread only, so updating in place is
-// safe. Thread layout: lib/decode_gemv.wgsl (k = 4·width rows, staged in parts of STAGE).
+// safe. Thread layout: lib/decode_gemv.wgsl (k = 4·width rows, read straight from h: a batch's
+// loads of h go out with its weights', where staging h in workgroup memory would put a round trip
+// and a barrier before them).
 //! variants DTYPE f32 f16 bf16 q4
 //! variants REDUCE barrier subgroup
 struct Params {
@@ -19,14 +21,13 @@ const REDUCE_THREADS: u32 = 256u;
 
 //! include "reduce_{REDUCE}.wgsl"
 //! include "load8_{DTYPE}.wgsl" for weight
-//! include "decode_stage.wgsl"
 //! include "decode_gemv.wgsl"
 //! include "decode_gemv_residual.wgsl"
 
-fn stage_input(base: u32, rows: u32) {
-  for (var i = worker; i < rows; i += 256u) {
-    staged[i] = h[base + i];
-  }
+fn stage_input() {}
+
+fn gemv_input(row: u32) -> f32 {
+  return h[row];
 }
 
 @compute @workgroup_size(256)

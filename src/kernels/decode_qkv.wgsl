@@ -32,8 +32,8 @@ const REDUCE_THREADS: u32 = 256u;
 //! include "decode_layernorm.wgsl"
 //! include "decode_gemv.wgsl"
 
-fn stage_input(base: u32, rows: u32) {
-  ln_stage(rows, params.eps);
+fn gemv_input(row: u32) -> f32 {
+  return staged[row];
 }
 
 @compute @workgroup_size(256)
@@ -45,6 +45,8 @@ fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>) {
   let at = min(role.column8, params.n8 - 1u) * 2u;
   let bias_lo = bias[at];
   let bias_hi = bias[at + 1u];
+  ln_stage(params.k, params.eps);
+  workgroupBarrier();  // publishes `staged`
   let sums = gemv_columns(role, params.k, params.n8, params.tx);
   if (worker >= params.tx || role.column8 >= params.n8) {
     return;

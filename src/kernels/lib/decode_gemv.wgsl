@@ -3,17 +3,22 @@
 // (load8_{DTYPE}.wgsl). N is a multiple of 8.
 //
 // A workgroup of 256 threads covers 8·tx consecutive columns: tx threads across them (eight
-// columns each) by 256/tx slices down K, slice s summing rows s, s + slices, ...; the slices then
-// meet in slices_sum (reduce_*.wgsl). A step reads each weight once, so a product is bound by how
-// many weight loads are in flight and by the chain of dependent steps around them. So each thread
-// issues the loads of its first eight rows (gemv_prefetch) before anything else — their latency
-// then overlaps the input's preparation — and the rest eight at a time, and the input is staged in
-// workgroup memory (decode_stage.wgsl) so the loop issues weight loads only.
-// The includer declares `weight: array<weight_word>` and `fn stage_input(base: u32, rows: u32)`,
-// which fills staged[0 .. rows) with input rows [base, base + rows) (a LayerNorm, the attention
-// merge, a copy); it is called once per stage of STAGE rows, by every thread.
+// columns each) by 256/tx slices down K, slice s taking rows s, s + slices, ...; the slices then
+// meet in slices_sum8 (reduce_*.wgsl), both halves of the eight columns in one meeting. A step
+// reads each weight once, and a product is so small that its time is the chain of dependent
+// latencies, not its bytes (measured on the H200: 96 workgroups doing nothing but start, load and
+// store take 3.4 µs as one of 62 dependent dispatches; 3072 × 768 f16 weights added into x, 6.9).
+// So a thread issues the loads of its first BATCH rows before anything else (gemv_prefetch), and
+// the rest BATCH at a time, each batch's loads all in flight together, and both halves of its
+// eight columns meet the other slices' in one reduction. BATCH = 8 (one batch for GPT-2's
+// 768-wide products): at 12 the kernels ran 1.1–2.6 µs slower on the H200.
+// The includer declares `weight: array<weight_word>` and `fn gemv_input(row: u32) -> f32`, the
+// input vector's element `row`: from workgroup memory where the includer staged it (a LayerNorm,
+// the attention merge), or straight from a storage buffer (the MLP's hidden values).
 
-var<private> ahead: array<mat2x4<f32>, 8>;
+const BATCH: u32 = 8u;
+
+var<private> ahead: array<mat2x4<f32>, BATCH>;
 
 // This thread's column group (eight columns) and slice.
 struct GemvRole {
@@ -26,12 +31,11 @@ fn gemv_role(group: u32, tx: u32) -> GemvRole {
   return GemvRole(group * tx + worker % tx, worker / tx, 256u / tx);
 }
 
-// Loads the first eight rows of this thread (of the first stage) into `ahead`.
+// Loads the weights of this thread's first BATCH rows into `ahead`.
 fn gemv_prefetch(role: GemvRole, k: u32, n8: u32) {
-  let rows = min(k, STAGE);
-  for (var j = 0u; j < 8u; j++) {
+  for (var j = 0u; j < BATCH; j++) {
     let row = role.slice + j * role.slices;
-    if (role.column8 < n8 && row < rows) {
+    if (role.column8 < n8 && row < k) {
       ahead[j] = weight_at8(row * n8 + role.column8);
     }
   }
@@ -42,33 +46,26 @@ fn gemv_prefetch(role: GemvRole, k: u32, n8: u32) {
 fn gemv_columns(role: GemvRole, k: u32, n8: u32, tx: u32) -> mat2x4<f32> {
   var sum = mat2x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0));
   let in_range = role.column8 < n8;
-  for (var base = 0u; base < k; base += STAGE) {
-    let rows = min(STAGE, k - base);
-    workgroupBarrier();  // the previous stage's values are no longer read
-    stage_input(base, rows);
-    workgroupBarrier();
-    var row = role.slice;
-    if (base == 0u) {
-      for (var j = 0u; j < 8u; j++) {
-        if (in_range && row < rows) {
-          sum += staged[row] * ahead[j];
-        }
-        row += role.slices;
-      }
+  for (var j = 0u; j < BATCH; j++) {
+    let row = role.slice + j * role.slices;
+    if (in_range && row < k) {
+      sum += gemv_input(row) * ahead[j];
     }
-    for (; in_range && row < rows; row += 8u * role.slices) {
-      // Eight independent loads in flight, then their products.
-      var w: array<mat2x4<f32>, 8>;
-      for (var j = 0u; j < 8u; j++) {
-        let r = min(row + j * role.slices, rows - 1u);
-        w[j] = weight_at8((base + r) * n8 + role.column8);
-      }
-      for (var j = 0u; j < 8u; j++) {
-        if (row + j * role.slices < rows) {
-          sum += staged[row + j * role.slices] * w[j];
-        }
+  }
+  let stride = BATCH * role.slices;
+  for (var first = role.slice + stride; in_range && first < k; first += stride) {
+    var w: array<mat2x4<f32>, BATCH>;
+    var v: array<f32, BATCH>;
+    for (var j = 0u; j < BATCH; j++) {
+      let row = min(first + j * role.slices, k - 1u);
+      w[j] = weight_at8(row * n8 + role.column8);
+      v[j] = gemv_input(row);
+    }
+    for (var j = 0u; j < BATCH; j++) {
+      if (first + j * role.slices < k) {
+        sum += v[j] * w[j];
       }
     }
   }
-  return mat2x4<f32>(slices_sum(sum[0], tx), slices_sum(sum[1], tx));
+  return slices_sum8(sum, tx);
 }

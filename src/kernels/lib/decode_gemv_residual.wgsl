@@ -1,7 +1,9 @@
 // Shared by decode_attention_output.wgsl and decode_mlp_down.wgsl: the product of lib/decode_gemv
 // added with its bias into the residual stream in place, x += input · W + b. Each column of x is
 // read and written by one thread only, so updating in place is safe. The includer declares
-// `params` (k, n8, tx), `bias` and `x` (array<vec4<f32>>), and includes decode_gemv.wgsl.
+// `params` (k, n8, tx), `bias` and `x` (array<vec4<f32>>), includes decode_gemv.wgsl, and defines
+// `fn stage_input()`, which every thread calls to prepare what gemv_input reads (it may do
+// nothing).
 
 fn add_gemv_to_residual(group: u32) {
   let role = gemv_role(group, params.tx);
@@ -12,6 +14,8 @@ fn add_gemv_to_residual(group: u32) {
   let bias_hi = bias[at + 1u];
   let x_lo = x[at];
   let x_hi = x[at + 1u];
+  stage_input();
+  workgroupBarrier();  // publishes what stage_input wrote
   let sums = gemv_columns(role, params.k, params.n8, params.tx);
   if (worker < params.tx && role.column8 < params.n8) {
     x[at] = x_lo + sums[0] + bias_lo;

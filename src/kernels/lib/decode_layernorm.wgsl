@@ -9,9 +9,12 @@ var<private> ln_values: array<f32, 8>;
 var<private> ln_gamma: array<f32, 8>;
 var<private> ln_beta: array<f32, 8>;
 
-// LN(x) into staged[0 .. width): mean and 1/sqrt(var + eps) as PyTorch (biased variance, mean
-// first). x, gamma and beta are all loaded first, so their latencies overlap.
+// LN(x) into staged[0 .. width): mean and 1/sqrt(var + eps) as PyTorch (biased variance). x,
+// gamma and beta are all loaded first, so their latencies overlap, and both statistics come from
+// one reduction, of the sums of d and d² with d = x − x[0] (shifted, so that the variance
+// E[d²] − E[d]² does not cancel as E[x²] − E[x]² would when the mean is large against the spread).
 fn ln_stage(width: u32, eps: f32) {
+  let shift = x[0];
   for (var j = 0u; j < 8u; j++) {
     let i = worker + j * 256u;
     ln_values[j] = 0.0;
@@ -21,17 +24,14 @@ fn ln_stage(width: u32, eps: f32) {
       ln_beta[j] = ln_params[width + i];
     }
   }
-  var sum = 0.0;
+  var sums = vec2<f32>(0.0);
   for (var j = 0u; j < 8u; j++) {
-    sum += ln_values[j];
+    let d = select(0.0, ln_values[j] - shift, worker + j * 256u < width);
+    sums += vec2<f32>(d, d * d);
   }
-  let mean = workgroup_sum(sum) / f32(width);
-  var squares = 0.0;
-  for (var j = 0u; j < 8u; j++) {
-    let d = select(0.0, ln_values[j] - mean, worker + j * 256u < width);
-    squares += d * d;
-  }
-  let rstd = 1.0 / sqrt(workgroup_sum(squares) / f32(width) + eps);
+  let moments = workgroup_sum2(sums) / f32(width);  // E[d], E[d²]
+  let mean = shift + moments.x;
+  let rstd = 1.0 / sqrt(max(moments.y - moments.x * moments.x, 0.0) + eps);
   for (var j = 0u; j < 8u; j++) {
     let i = worker + j * 256u;
     if (i < width) {

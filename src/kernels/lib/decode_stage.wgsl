@@ -1,6 +1,5 @@
-// The decode kernels' input vector in workgroup memory (a LayerNorm's output, the merged attention
-// heads, the MLP's hidden values): computed or copied once per workgroup, then read by every
-// thread's dot products, so their loops issue weight loads only. Widths up to STAGE; longer inputs
-// (the MLP's 4·width) are staged in parts.
+// The decode kernels' input vector in workgroup memory where it is computed (a LayerNorm's
+// output, the merged attention heads): once per workgroup, then read by every thread's dot
+// products. Widths up to STAGE.
 const STAGE: u32 = 2048u;
 var<workgroup> staged: array<f32, STAGE>;

@@ -46,6 +46,11 @@ fn workgroup_max(v: f32) -> f32 {
   return reduce_all(v, true);
 }
 
+// Σ of v over the workgroup (two sums at once), in every thread.
+fn workgroup_sum2(v: vec2<f32>) -> vec2<f32> {
+  return slices_sum(vec4<f32>(v, 0.0, 0.0), 1u).xy;
+}
+
 // Σ of v over the threads whose worker % tx is this thread's (the "slices" of a column set, tx a
 // power of two dividing REDUCE_THREADS); the result is valid in the threads with worker < tx.
 fn slices_sum(v: vec4<f32>, tx: u32) -> vec4<f32> {
@@ -59,6 +64,11 @@ fn slices_sum(v: vec4<f32>, tx: u32) -> vec4<f32> {
   }
   workgroupBarrier();
   return reduce_scratch[worker % tx];
+}
+
+// slices_sum of both halves of eight columns.
+fn slices_sum8(v: mat2x4<f32>, tx: u32) -> mat2x4<f32> {
+  return mat2x4<f32>(slices_sum(v[0], tx), slices_sum(v[1], tx));
 }
 
 // Σ of v over the eight threads 8r .. 8r + 7 (by worker) this thread is one of, in all eight.

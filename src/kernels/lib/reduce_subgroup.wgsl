@@ -2,9 +2,12 @@
 // (see reduce_barrier.wgsl for the contract). Subgroups of SUBGROUP lanes each reduce in registers
 // and meet once in workgroup memory, so a reduction costs one or two barriers instead of one per
 // halving. The host takes this form only where the adapter's subgroups all have 32 lanes.
-// Nothing here assumes how the device groups local indices into subgroups: reduce_begin numbers
-// the subgroups with a workgroup atomic and gives each thread `worker` = subgroup number · 32 +
-// lane, so threads that reduce together by `worker` share a subgroup.
+// Nothing here assumes how the device groups local indices into subgroups: threads that reduce
+// together by `worker` must share a subgroup, so reduce_begin gives each thread `worker` =
+// subgroup number · 32 + lane. Where every subgroup is 32 consecutive local indices from a
+// multiple of 32 (every GPU we have seen), that is the local index itself; otherwise every
+// subgroup takes its number from a workgroup atomic. (Taking the atomic always cost the LM head,
+// 1,571 workgroups, 5.7 µs of its 41.8 on the H200.)
 enable subgroups;
 
 const SUBGROUP: u32 = 32u;
@@ -20,10 +23,20 @@ struct Invocation {
 var<private> worker: u32;
 var<private> lane: u32;
 var<workgroup> reduce_slots: atomic<u32>;
+var<workgroup> reduce_unnatural: u32;  // set by a subgroup laid out otherwise
 var<workgroup> reduce_scratch: array<vec4<f32>, REDUCE_THREADS>;
 
 fn reduce_begin(invocation: Invocation) {
   lane = invocation.lane;
+  let first = subgroupBroadcastFirst(invocation.local - lane);
+  if (!subgroupAll(invocation.local == first + lane) || first % SUBGROUP != 0u) {
+    reduce_unnatural = 1u;
+  }
+  // Every subgroup must number itself the same way, or two could take the same number.
+  if (workgroupUniformLoad(&reduce_unnatural) == 0u) {
+    worker = invocation.local;
+    return;
+  }
   var slot = 0u;
   if (subgroupElect()) {
     slot = atomicAdd(&reduce_slots, 1u);
@@ -32,25 +45,35 @@ fn reduce_begin(invocation: Invocation) {
 }
 
 // Every subgroup's `value` (from its lane 0) into reduce_scratch[subgroup], then read back whole.
-fn reduce_meet(value: f32) {
+fn reduce_meet(value: vec4<f32>) {
   workgroupBarrier();
   if (lane == 0u) {
-    reduce_scratch[worker / SUBGROUP].x = value;
+    reduce_scratch[worker / SUBGROUP] = value;
   }
   workgroupBarrier();
 }
 
-fn workgroup_sum(v: f32) -> f32 {
-  reduce_meet(subgroupAdd(v));
-  var total = 0.0;
+// Σ over the subgroups' met values.
+fn met_sum() -> vec4<f32> {
+  var total = vec4<f32>(0.0);
   for (var g = 0u; g < SUBGROUPS; g++) {
-    total += reduce_scratch[g].x;
+    total += reduce_scratch[g];
   }
   return total;
 }
 
+fn workgroup_sum(v: f32) -> f32 {
+  reduce_meet(vec4<f32>(subgroupAdd(v), 0.0, 0.0, 0.0));
+  return met_sum().x;
+}
+
+fn workgroup_sum2(v: vec2<f32>) -> vec2<f32> {
+  reduce_meet(vec4<f32>(subgroupAdd(v), 0.0, 0.0));
+  return met_sum().xy;
+}
+
 fn workgroup_max(v: f32) -> f32 {
-  reduce_meet(subgroupMax(v));
+  reduce_meet(vec4<f32>(subgroupMax(v), 0.0, 0.0, 0.0));
   var largest = reduce_scratch[0].x;
   for (var g = 1u; g < SUBGROUPS; g++) {
     largest = max(largest, reduce_scratch[g].x);
@@ -58,9 +81,10 @@ fn workgroup_max(v: f32) -> f32 {
   return largest;
 }
 
-// See reduce_barrier.wgsl. tx is at most SUBGROUP: lanes that differ by a multiple of tx share a
-// column, so shuffles fold a subgroup onto its first tx lanes.
-fn slices_sum(v: vec4<f32>, tx: u32) -> vec4<f32> {
+// Σ of v over the lanes of this subgroup that share this one's column, valid in lanes < tx. tx is
+// at most SUBGROUP: lanes that differ by a multiple of tx share a column, so shuffles fold a
+// subgroup onto its first tx lanes.
+fn fold_lanes(v: vec4<f32>, tx: u32) -> vec4<f32> {
   var s = v;
   for (var offset = SUBGROUP / 2u; offset > 0u; offset /= 2u) {
     let other = subgroupShuffleXor(s, offset);
@@ -68,6 +92,12 @@ fn slices_sum(v: vec4<f32>, tx: u32) -> vec4<f32> {
       s += other;
     }
   }
+  return s;
+}
+
+// See reduce_barrier.wgsl.
+fn slices_sum(v: vec4<f32>, tx: u32) -> vec4<f32> {
+  let s = fold_lanes(v, tx);
   workgroupBarrier();
   if (lane < tx) {
     reduce_scratch[worker / SUBGROUP * tx + lane] = s;
@@ -77,6 +107,30 @@ fn slices_sum(v: vec4<f32>, tx: u32) -> vec4<f32> {
   if (worker < tx) {
     for (var g = 0u; g < SUBGROUPS; g++) {
       total += reduce_scratch[g * tx + worker];
+    }
+  }
+  return total;
+}
+
+// See reduce_barrier.wgsl. Both halves meet in one round (two barriers, not four) where the
+// scratch holds two vec4s for every (subgroup, column thread) pair: tx up to 16.
+fn slices_sum8(v: mat2x4<f32>, tx: u32) -> mat2x4<f32> {
+  if (2u * SUBGROUPS * tx > REDUCE_THREADS) {
+    return mat2x4<f32>(slices_sum(v[0], tx), slices_sum(v[1], tx));
+  }
+  let s = mat2x4<f32>(fold_lanes(v[0], tx), fold_lanes(v[1], tx));
+  workgroupBarrier();
+  if (lane < tx) {
+    let slot = 2u * (worker / SUBGROUP * tx + lane);
+    reduce_scratch[slot] = s[0];
+    reduce_scratch[slot + 1u] = s[1];
+  }
+  workgroupBarrier();
+  var total = mat2x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0));
+  if (worker < tx) {
+    for (var g = 0u; g < SUBGROUPS; g++) {
+      let slot = 2u * (g * tx + worker);
+      total += mat2x4<f32>(reduce_scratch[slot], reduce_scratch[slot + 1u]);
     }
   }
   return total;
