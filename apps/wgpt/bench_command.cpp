@@ -357,8 +357,9 @@ void profile_decode(const model::Model& model, const Mode& mode,
   };
   steps(2);
   const size_t position = cache.length();
-  // As many as the context has room for (a small model's is short).
-  const size_t timed = std::min(kSteps, model.config().n_ctx - position);
+  // As many as the context has room for (a small model's is short), leaving a position for the
+  // kernel chains after them.
+  const size_t timed = std::min(kSteps, model.config().n_ctx - position - 1);
   context.time_kernels(true);
   steps(timed);
   context.time_kernels(false);
@@ -366,6 +367,7 @@ void profile_decode(const model::Model& model, const Mode& mode,
   print_kernel_profile(context, timed,
                        "a decode step (" + what + ") at positions " + std::to_string(position) +
                            ".." + std::to_string(position + timed));
+  if (mode.name.empty()) print_kernel_chains(decoder, cache.length());
 }
 
 // GPU time of a ppN pass by kernel (see gpu::Context::time_kernels).

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "wgpt/decoder.h"
 #include "wgpt/gpu.h"
 #include "wgpt/model.h"
 
@@ -60,6 +61,10 @@ void bench_products(const model::Model& model, size_t prompt_tokens, size_t trai
 // are the kernels' own GPU time; the rest of a step's time is the device's gaps between dependent
 // dispatches. `what` names the step.
 void print_kernel_profile(gpu::Context& context, size_t steps, const std::string& what);
+// `--profile`'s table of each decode kernel as one of a chain of dependent dispatches
+// (model::Decoder::time_kernel_chains) at position `cache_length`, which must be inside the
+// context.
+void print_kernel_chains(model::Decoder& decoder, size_t cache_length);
 
 // For each count B of `row_counts`, B greedy sequences after prompts of `prompt_tokens`: ms per
 // step and tokens/s of the batched step (model::BatchDecoder, the argmax on the GPU) against the

@@ -109,6 +109,21 @@ class Decoder {
       uint32_t token, size_t count, size_t top_n,
       const std::function<bool(uint32_t, const StepTrace&)>& on_step);
 
+  // Diagnostics (`wgpt bench --profile`; native only): each kind of kernel of a greedy step — the
+  // embedding, layer 0's five block kernels, the LM head and the argmax — dispatched `length`
+  // times back to back in one compute pass, as many such passes as fit `seconds` (at least one),
+  // after as many again of the same work (the GPU raises its clocks under load); the wall time
+  // per dispatch. A chain of one kernel shows what a dispatch costs among dependent ones, its own
+  // chain of latencies plus the device's gap between dispatches, which timestamp queries (a pass
+  // per dispatch) inflate. Its weights stay in cache, so the rows add up to less than a step. The
+  // step's position is reset before every pass; the cache keeps its length (the next step
+  // rewrites what the chains wrote past it).
+  struct KernelChain {
+    std::string kernel;
+    double microseconds = 0;  // per dispatch
+  };
+  std::vector<KernelChain> time_kernel_chains(size_t length, double seconds);
+
  private:
   struct Plan;
   // A step's readback: its GPU-chosen token (4 bytes) if `token`, then for a traced step the

@@ -1,6 +1,7 @@
 #include "wgpt/decoder.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -23,7 +24,7 @@ struct Decoder::Plan {
   Tensor partials;               // per (head, chunk of 64 keys): max, sum, head_dim outputs
   Tensor scores;                 // one layer's raw attention scores [n_head, n_ctx]
   Tensor patterns;               // every layer's probabilities, packed [n_layer, n_head, kv_len]
-  Tensor candidates;             // the LM head's greedy candidates, one per 32 tokens
+  Tensor candidates;             // the LM head's greedy candidates, one per kHeadRows tokens
   std::vector<Tensor> ln1, ln2;  // per layer, packed [gamma; beta]
   Tensor ln_final;
   ops::decode::Bound embed;
@@ -400,6 +401,49 @@ std::vector<uint32_t> Decoder::run(std::span<const uint32_t> context, size_t cou
   }
   drain();
   return tokens;
+}
+
+std::vector<Decoder::KernelChain> Decoder::time_kernel_chains(size_t length, double seconds) {
+#ifdef __EMSCRIPTEN__
+  (void)length;
+  (void)seconds;
+  throw Error("timing kernel chains waits for the GPU, which the browser forbids");
+#else
+  if (length == 0 || !(seconds > 0)) throw Error("a kernel chain needs a length and a time");
+  Plan& p = *plan_;
+  std::vector<const ops::decode::Bound*> kinds = {&p.embed};
+  const size_t per_block = p.blocks.size() / model_.config().n_layer;
+  for (size_t i = 0; i < per_block; ++i) kinds.push_back(&p.blocks[i]);  // layer 0's
+  kinds.push_back(&p.lm_head);
+  kinds.push_back(&p.argmax);
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point from) {
+    return std::chrono::duration<double>(Clock::now() - from).count();
+  };
+  std::vector<KernelChain> rows;
+  for (const ops::decode::Bound* kind : kinds) {
+    // Passes until `seconds` have gone by, each waited for: the wait (tens of µs, the host's
+    // encoding of the next pass not overlapped) is spread over the pass's `length` dispatches.
+    auto passes_for = [&](double budget) {
+      size_t passes = 0;
+      const auto from = Clock::now();
+      do {
+        start(0);  // the position back at the cache's length (decode_argmax advances it)
+        {
+          gpu::Scope scope(*p.context);
+          for (size_t i = 0; i < length; ++i) kind->run();
+        }
+        p.context->finish();
+        ++passes;
+      } while (seconds_since(from) < budget);
+      return std::pair(passes, seconds_since(from));
+    };
+    passes_for(seconds);  // warm-up
+    const auto [passes, spent] = passes_for(seconds);
+    rows.push_back({kind->kernel(), 1e6 * spent / static_cast<double>(passes * length)});
+  }
+  return rows;
+#endif
 }
 
 }  // namespace wgpt::model

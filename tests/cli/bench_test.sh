@@ -83,6 +83,14 @@ for table in "a decode step (greedy)" "a decode step (top-k=5)" "a planned batch
 done
 grep -qE '^\| sample_select \| 4 \| [0-9.]+ \|' "$scratch/profile.md" ||
   fail "top-k's decode step without its four sample_select passes: $(cat "$scratch/profile.md")"
+# and, for greedy decoding, each decode kernel timed as a chain of dependent dispatches.
+[ "$(grep -cF "dependent dispatches in one pass" "$scratch/profile.md")" -eq 1 ] ||
+  fail "no kernel chains table in: $(cat "$scratch/profile.md")"
+for kernel in decode_embed decode_qkv decode_attention_chunk decode_attention_output decode_mlp_up \
+  decode_mlp_down decode_lm_head decode_argmax; do
+  grep -qE "^\| $kernel(\.[a-z0-9.]+)? \| [0-9.]+ \|\$" "$scratch/profile.md" ||
+    fail "no chain of $kernel in: $(cat "$scratch/profile.md")"
+done
 expect_error "tables in json" "use them with -o md" "$wgpt" bench -m "$char" -p 0 -n 4 -r 1 --profile -o json
 
 expect_error "unknown sampling key" "cannot read 'top-q=3'" "$wgpt" bench -m "$char" -p 0 -n 4 -r 1 --sampling top-q=3

@@ -256,6 +256,31 @@ TEST(Decoder, ATracedStepIsOneSubmitOneWaitAndNoNewBuffers) {
             sync.at("blocks.0.attn.hook_pattern").values);
 }
 
+TEST(Decoder, KernelChainsTimeEveryKindAndLeaveDecodingAsItWas) {
+  const Model model = Model::load(fixture("char-tiny"), test::gpu_context());
+  const uint32_t prompt[] = {1, 2, 3};
+  auto decode_after = [&](bool chains) {
+    KvCache cache = model.new_cache();
+    model.forward(prompt, cache, {.all_logits = false});
+    Decoder decoder(model, cache);
+    if (chains) {
+      const std::vector<Decoder::KernelChain> rows = decoder.time_kernel_chains(3, 0.01);
+      std::vector<std::string> kernels;
+      for (const auto& row : rows) {
+        kernels.push_back(row.kernel.substr(0, row.kernel.find('.')));  // less the variant
+        EXPECT_GT(row.microseconds, 0.0) << row.kernel;
+      }
+      EXPECT_EQ(kernels,
+                (std::vector<std::string>{"decode_embed", "decode_qkv", "decode_attention_chunk",
+                                          "decode_attention_output", "decode_mlp_up",
+                                          "decode_mlp_down", "decode_lm_head", "decode_argmax"}));
+      EXPECT_EQ(cache.length(), 3u);
+    }
+    return decoder.greedy(4, 8);
+  };
+  EXPECT_EQ(decode_after(true), decode_after(false));
+}
+
 TEST(Decoder, RefusesAFullContextAndBadIds) {
   const Model model = Model::load(fixture("char-tiny"), test::gpu_context());
   KvCache cache = model.new_cache();
