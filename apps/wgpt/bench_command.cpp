@@ -27,6 +27,7 @@ struct BenchCommand {
   std::string dtype;
   std::string reductions = "auto";
   std::vector<size_t> product_workgroups = {0};
+  std::vector<std::string> warm_weights = {"off"};
   std::vector<size_t> prompt_lengths = {512};
   std::vector<size_t> generate_tokens = {128};
   size_t generate_prompt = 16;
@@ -91,11 +92,13 @@ gpu::Stats difference(const gpu::Stats& after, const gpu::Stats& before) {
   return out;
 }
 
-model::Decoder::Tuning tuning(const BenchCommand& command, size_t product_workgroups) {
+model::Decoder::Tuning tuning(const BenchCommand& command, size_t product_workgroups,
+                              const std::string& warm_weights) {
   model::Decoder::Tuning tuning;
   if (command.reductions == "barrier") tuning.reductions = model::Decoder::Reductions::barrier;
   if (command.reductions == "subgroup") tuning.reductions = model::Decoder::Reductions::subgroup;
   tuning.product_workgroups = product_workgroups;
+  tuning.warm_weights = warm_weights == "on";
   return tuning;
 }
 
@@ -173,7 +176,7 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
   const std::string name =
       "tg" + std::to_string(tokens) + (probe ? "+probe" : "") +
       (tuning.product_workgroups ? " (" + std::to_string(tuning.product_workgroups) + " wg)" : "") +
-      (mode.name.empty() ? "" : " " + mode.name);
+      (tuning.warm_weights ? " warm" : "") + (mode.name.empty() ? "" : " " + mode.name);
   Measurement m{name, tokens, {}, {}};
   ProgressLine progress;
   for (size_t r = 0; r <= repetitions; ++r) {
@@ -468,12 +471,14 @@ void run(const BenchCommand& command) {
   }
   for (size_t tokens : generations) {
     for (size_t workgroups : command.product_workgroups) {
-      for (const Mode& mode : modes) {
-        for (bool probe : {false, true}) {
-          if (probe && !command.probe) break;
-          results.push_back(token_generation(model, command.generate_prompt, tokens,
-                                             command.repetitions, probe, mode,
-                                             tuning(command, workgroups)));
+      for (const std::string& warm : command.warm_weights) {
+        for (const Mode& mode : modes) {
+          for (bool probe : {false, true}) {
+            if (probe && !command.probe) break;
+            results.push_back(token_generation(model, command.generate_prompt, tokens,
+                                               command.repetitions, probe, mode,
+                                               tuning(command, workgroups, warm)));
+          }
         }
       }
     }
@@ -496,7 +501,9 @@ void run(const BenchCommand& command) {
   if (command.profile) {
     profile_prefill(model, longest);
     for (const Mode& mode : modes) {
-      profile_decode(model, mode, tuning(command, command.product_workgroups.front()));
+      profile_decode(
+          model, mode,
+          tuning(command, command.product_workgroups.front(), command.warm_weights.front()));
     }
   }
   if (command.products) {
@@ -538,6 +545,13 @@ void add_bench_command(CLI::App& app) {
                   "tuning the decode kernels on an adapter")
       ->delimiter(',')
       ->check(whole_number(0, 65535))
+      ->capture_default_str();
+  sub->add_option("--warm-weights", command->warm_weights,
+                  "Whether the decode kernels warm the next products' weights into the GPU's "
+                  "cache ahead of them: off or on; off,on measures tgN once for each (--profile "
+                  "takes the first)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"off", "on"}))
       ->capture_default_str();
   sub->add_option("-p,--prompt-tokens", command->prompt_lengths,
                   "ppN: prompt lengths, comma-separated, e.g. 128,512 (0 skips; a length past the "

@@ -36,6 +36,15 @@ struct Options {
 // Whether the adapter's subgroups all have 32 lanes, as the subgroup variants assume.
 bool subgroups_usable(const gpu::Context& context);
 
+// Weights that an op's extra workgroups read into the GPU's L2 cache while it runs, so that a
+// later kernel of the step finds them there (src/kernels/lib/decode_warm.wgsl); no output
+// changes. `sink` (u32, at least 256 words) takes one store of each extra thread, which keeps a
+// compiler from dropping their loads; what it holds is never read. Default: nothing warmed. The
+// CPU reference has no cache: it ignores them.
+struct Warm {
+  Tensor weights, sink;
+};
+
 // An op bound to its tensors.
 class Bound {
  public:
@@ -73,7 +82,7 @@ Bound qkv(const Qkv& args, const Options& options);
 struct AttentionChunks {
   Tensor step, q, k_cache, v_cache, scores, partials;
 };
-Bound attention_chunks(const AttentionChunks& args, const Options& options);
+Bound attention_chunks(const AttentionChunks& args, const Options& options, const Warm& warm = {});
 
 // The chunks merged per head (M = max m_c, L = Σ l_c·exp(m_c − M), z_h = Σ o_c·exp(m_c − M) / L),
 // then x += z · weight + bias; and patterns[layer, h, j] = exp(scores[h, j] − M) / L for
@@ -89,13 +98,13 @@ struct MlpUp {
   Tensor x, ln, weight, bias, h;
   float eps = 1e-5f;
 };
-Bound mlp_up(const MlpUp& args, const Options& options);
+Bound mlp_up(const MlpUp& args, const Options& options, const Warm& warm = {});
 
 // The MLP's second layer into the residual stream: x += h · weight + bias.
 struct MlpDown {
   Tensor h, weight, bias, x;
 };
-Bound mlp_down(const MlpDown& args, const Options& options);
+Bound mlp_down(const MlpDown& args, const Options& options, const Warm& warm = {});
 
 // The final LayerNorm and the tied LM head, logits[v] = LN(x) · wte[v], and per group of kHeadRows
 // tokens a candidate [value bits, index, Σ exp(logit − value)] in candidates u32 [groups, 3]: the

@@ -48,6 +48,10 @@ class Decoder {
     // take fewer); 0 takes ops::decode::Options' default. `wgpt bench --product-workgroups`
     // measures several.
     size_t product_workgroups = 0;
+    // Extra workgroups of the attention and MLP kernels read the weights of the step's next
+    // products into the GPU's L2 cache ahead of them (ops::decode::Warm). Off until measured to
+    // help: `wgpt bench --warm-weights off,on` compares.
+    bool warm_weights = false;
   };
 
   // Binds `cache` (which must belong to `model` and outlive this decoder). Each step's next token
@@ -139,7 +143,7 @@ class Decoder {
   std::vector<uint32_t> run(std::span<const uint32_t> context, size_t count,
                             std::optional<size_t> top_n,
                             const std::function<bool(uint32_t, const StepTrace*)>& on_step);
-  void bind_kernels(const ops::decode::Options& options);
+  void bind_kernels(const ops::decode::Options& options, bool warm_weights);
   // A step's dispatches: the embedding when the host chose the token (or the sampler the one
   // before), the blocks and the LM head, and the GPU's choice when `choose_on_gpu` (a greedy one
   // with the next step's embedding).

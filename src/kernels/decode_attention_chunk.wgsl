@@ -5,6 +5,7 @@
 // 64 threads. head_dim is a power of two from 4 to 256, so rows are read as vec4s: a thread scores
 // one key; for the values each thread owns one vec4 of the output (lane) and the keys of its key
 // group, whose values it loads before the softmax so that their latency overlaps the scoring.
+// Rows of workgroups past the chunks' warm the weights in `warm` (lib/decode_warm.wgsl).
 //! variants REDUCE barrier subgroup
 struct Params {
   head_dim: u32,
@@ -23,8 +24,13 @@ const REDUCE_THREADS: u32 = 64u;
 @group(0) @binding(5) var<storage, read_write> scores: array<f32>;
 // Per (head, chunk): [max, sum of exp, then head_dim partial outputs].
 @group(0) @binding(6) var<storage, read_write> partials: array<f32>;
+@group(0) @binding(7) var<storage, read> warm: array<u32>;
+@group(0) @binding(8) var<storage, read_write> warm_sink: array<u32>;
 
 //! include "reduce_{REDUCE}.wgsl"
+//! include "decode_warm.wgsl"
+
+const WARM_THREADS: u32 = 64u;
 
 const AHEAD: u32 = 16u;  // values loaded before the softmax, per thread
 const KEY_BLOCK: u32 = 8u;  // vec4s of a key loaded at once
@@ -33,7 +39,12 @@ var<workgroup> weights: array<f32, 64>;
 var<workgroup> value_sums: array<vec4<f32>, 64>;
 
 @compute @workgroup_size(64)
-fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>) {
+fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>,
+        @builtin(num_workgroups) grid: vec3<u32>) {
+  if (group.y >= params.chunks) {
+    warm_weights((group.y - params.chunks) * grid.x + group.x, invocation.local);
+    return;  // uniform across the workgroup
+  }
   let head = group.x;
   let chunk = group.y;
   let kv_len = step[0] + 1u;

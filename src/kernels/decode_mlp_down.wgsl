@@ -2,7 +2,8 @@
 // x += h · W + b. Each column of x is read and written by one thread only, so updating in place is
 // safe. Thread layout: lib/decode_gemv.wgsl (k = 4·width rows, read straight from h: a batch's
 // loads of h go out with its weights', where staging h in workgroup memory would put a round trip
-// and a barrier before them).
+// and a barrier before them). Workgroups past the product's warm the weights in `warm`
+// (lib/decode_warm.wgsl).
 //! variants DTYPE f32 f16 bf16 q4
 //! variants REDUCE barrier subgroup
 struct Params {
@@ -18,11 +19,16 @@ const REDUCE_THREADS: u32 = 256u;
 @group(0) @binding(2) var<storage, read> weight: array<weight_word>;
 @group(0) @binding(3) var<storage, read> bias: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> x: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> warm: array<u32>;
+@group(0) @binding(6) var<storage, read_write> warm_sink: array<u32>;
 
 //! include "reduce_{REDUCE}.wgsl"
 //! include "load8_{DTYPE}.wgsl" for weight
 //! include "decode_gemv.wgsl"
 //! include "decode_gemv_residual.wgsl"
+//! include "decode_warm.wgsl"
+
+const WARM_THREADS: u32 = 256u;
 
 fn stage_input() {}
 
@@ -32,6 +38,10 @@ fn gemv_input(row: u32) -> f32 {
 
 @compute @workgroup_size(256)
 fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>) {
+  if (group.x >= gemv_groups(params.n8, params.tx)) {
+    warm_weights(group.x - gemv_groups(params.n8, params.tx), invocation.local);
+    return;  // uniform across the workgroup
+  }
   reduce_begin(invocation);
   add_gemv_to_residual(group.x);
 }

@@ -1,6 +1,7 @@
 // Decode step: LayerNorm 2, the MLP's first layer with its bias, and GELU (tanh form):
 // h = gelu(LN(x) · W + b). Thread layout: lib/decode_gemv.wgsl (n8 = 4·width / 8 column groups).
-// width is a multiple of 8 up to 2048; the weights are stored as DTYPE.
+// width is a multiple of 8 up to 2048; the weights are stored as DTYPE. Workgroups past the
+// product's warm the weights in `warm` (lib/decode_warm.wgsl).
 //! variants DTYPE f32 f16 bf16 q4
 //! variants REDUCE barrier subgroup
 struct Params {
@@ -18,12 +19,17 @@ const REDUCE_THREADS: u32 = 256u;
 @group(0) @binding(3) var<storage, read> weight: array<weight_word>;
 @group(0) @binding(4) var<storage, read> bias: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> h: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> warm: array<u32>;
+@group(0) @binding(7) var<storage, read_write> warm_sink: array<u32>;
 
 //! include "reduce_{REDUCE}.wgsl"
 //! include "load8_{DTYPE}.wgsl" for weight
 //! include "decode_stage.wgsl"
 //! include "decode_layernorm.wgsl"
 //! include "decode_gemv.wgsl"
+//! include "decode_warm.wgsl"
+
+const WARM_THREADS: u32 = 256u;
 
 fn gemv_input(row: u32) -> f32 {
   return staged[row];
@@ -39,6 +45,10 @@ fn gelu(v: vec4<f32>) -> vec4<f32> {
 
 @compute @workgroup_size(256)
 fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>) {
+  if (group.x >= gemv_groups(params.n8, params.tx)) {
+    warm_weights(group.x - gemv_groups(params.n8, params.tx), invocation.local);
+    return;  // uniform across the workgroup
+  }
   reduce_begin(invocation);
   let role = gemv_role(group.x, params.tx);
   gemv_prefetch(role, params.k, params.n8);

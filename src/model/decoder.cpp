@@ -27,6 +27,7 @@ struct Decoder::Plan {
   Tensor candidates;             // the LM head's greedy candidates, one per kHeadRows tokens
   std::vector<Tensor> ln1, ln2;  // per layer, packed [gamma; beta]
   Tensor ln_final;
+  Tensor warm_sink;  // u32 [256]: the stores of the workgroups that warm weights
   ops::decode::Bound embed;
   std::vector<ops::decode::Bound> blocks;  // per block: qkv, attention chunks and output, MLP
   ops::decode::Bound lm_head, argmax;
@@ -95,34 +96,44 @@ Decoder::Decoder(const Model& model, KvCache& cache, const SamplingOptions& samp
                           ? usable && !options.software
                           : tuning.reductions == Reductions::subgroup;
   if (tuning.product_workgroups) options.product_workgroups = tuning.product_workgroups;
-  bind_kernels(options);
+  bind_kernels(options, tuning.warm_weights);
   validate(sampling, c);
   if (!sampling.is_greedy() || sampling.adjusts_logits()) {
     p.sampler = std::make_unique<TokenSampler>(model, sampling, p.logits, p.step);
   }
 }
 
-void Decoder::bind_kernels(const ops::decode::Options& options) {
+void Decoder::bind_kernels(const ops::decode::Options& options, bool warm_weights) {
   namespace decode = ops::decode;
   Plan& p = *plan_;
   const Config& c = model_.config();
   const Weights& w = model_.weights();
   const float eps = c.layer_norm_epsilon;
   const Tensor& wte = w.token_embedding[0];
+  if (warm_weights) p.warm_sink = Tensor::empty_gpu(p.context, {256}, DType::u32);
+  // Each warming kernel warms one product (its bindings allow one more range): the attention
+  // chunks the MLP's first layer, that layer its second, and the second the next layer's QKV
+  // projection. The attention's output projection (the smallest) and the first layer's QKV go
+  // unwarmed, and so does the LM head's table, which no L2 holds.
+  auto warming = [&](const Tensor& weights) {
+    return warm_weights ? decode::Warm{weights, p.warm_sink} : decode::Warm{};
+  };
   p.embed = decode::embed(p.step, wte, w.position_embedding, p.x);
   for (size_t layer = 0; layer < c.n_layer; ++layer) {
     const LayerWeights& l = w.layers[layer];
     const Tensor &keys = cache_.keys[layer], &values = cache_.values[layer];
     p.blocks.push_back(decode::qkv(
         {p.step, p.x, p.ln1[layer], l.qkv_weight, l.qkv_bias, p.q, keys, values, eps}, options));
-    p.blocks.push_back(
-        decode::attention_chunks({p.step, p.q, keys, values, p.scores, p.partials}, options));
+    p.blocks.push_back(decode::attention_chunks({p.step, p.q, keys, values, p.scores, p.partials},
+                                                options, warming(l.fc_weight)));
     p.blocks.push_back(decode::attention_output({p.step, p.partials, p.scores, l.attn_proj_weight,
                                                  l.attn_proj_bias, p.patterns, p.x, layer},
                                                 options));
-    p.blocks.push_back(
-        decode::mlp_up({p.x, p.ln2[layer], l.fc_weight, l.fc_bias, p.h, eps}, options));
-    p.blocks.push_back(decode::mlp_down({p.h, l.mlp_proj_weight, l.mlp_proj_bias, p.x}, options));
+    p.blocks.push_back(decode::mlp_up({p.x, p.ln2[layer], l.fc_weight, l.fc_bias, p.h, eps},
+                                      options, warming(l.mlp_proj_weight)));
+    p.blocks.push_back(decode::mlp_down(
+        {p.h, l.mlp_proj_weight, l.mlp_proj_bias, p.x}, options,
+        layer + 1 < c.n_layer ? warming(w.layers[layer + 1].qkv_weight) : decode::Warm{}));
   }
   p.lm_head = decode::lm_head({p.x, p.ln_final, wte, p.logits, p.candidates, eps}, options);
   p.argmax = decode::argmax({p.candidates, wte, w.position_embedding, p.step, p.x}, options);

@@ -57,7 +57,10 @@ uint32_t column_threads(size_t n8, const Options& options) {
   return tx;
 }
 
-gpu::Workgroups product_groups(size_t n8, uint32_t tx) { return {u32((n8 + tx - 1) / tx)}; }
+// The product's workgroups (lib/decode_gemv.wgsl's gemv_groups), then `extra` more.
+gpu::Workgroups product_groups(size_t n8, uint32_t tx, uint32_t extra = 0) {
+  return {u32((n8 + tx - 1) / tx + extra)};
+}
 
 void require(bool condition, const std::string& message) {
   if (!condition) detail::fail(kOp, message);
@@ -84,6 +87,29 @@ void require_step(const Tensor& step) {
 // Whether every tensor is on the GPU (one context), else all on the CPU.
 gpu::Context* context_of(const std::vector<const Tensor*>& tensors) {
   return detail::common_context(kOp, tensors).get();
+}
+
+// A decode kernel's warm bindings (lib/decode_warm.wgsl) and its extra workgroups, each of whose
+// `threads` reads one word of 8 sectors of 32 bytes. Without weights to warm there are none; the
+// op's own `input` (read) fills the weights' binding and a word of its own the sink's (a written
+// binding may not alias another).
+struct WarmPlan {
+  Tensor weights, sink;
+  uint32_t workgroups = 0;
+};
+
+WarmPlan plan_warm(const Warm& warm, size_t threads, const Tensor& input) {
+  if (!warm.weights.is_gpu()) {
+    return {input, Tensor::empty_gpu(input.context(), {1}, DType::u32), 0};
+  }
+  require(warm.weights.context() == input.context() && warm.sink.context() == input.context(),
+          "the weights to warm and their sink must be on the op's GPU");
+  require(warm.sink.dtype() == DType::u32 && warm.sink.numel() >= 256,
+          "the warm sink must be u32 of at least 256 elements, got " + warm.sink.describe());
+  constexpr size_t kSectorBytes = 32, kSectorsPerThread = 8;
+  const size_t per_workgroup = kSectorBytes * kSectorsPerThread * threads;
+  return {warm.weights, warm.sink,
+          u32((warm.weights.byte_size() + per_workgroup - 1) / per_workgroup)};
 }
 
 detail::Variant variant(const Tensor& weights, const Options& options) {
@@ -144,7 +170,7 @@ Bound qkv(const Qkv& a, const Options& options) {
       product_groups(n8, tx));
 }
 
-Bound attention_chunks(const AttentionChunks& a, const Options& options) {
+Bound attention_chunks(const AttentionChunks& a, const Options& options, const Warm& warm) {
   require_step(a.step);
   const size_t n_head = a.k_cache.dim(0), n_ctx = a.k_cache.dim(1), head_dim = a.k_cache.dim(2);
   const size_t chunks = (n_ctx + kChunk - 1) / kChunk;
@@ -157,6 +183,7 @@ Bound attention_chunks(const AttentionChunks& a, const Options& options) {
   gpu::Context* context =
       context_of({&a.step, &a.q, &a.k_cache, &a.v_cache, &a.scores, &a.partials});
   if (!context) return bind_cpu([a] { reference::attention_chunks(a); });
+  const WarmPlan w = plan_warm(warm, 64, a.q);
   return prepared<kernels::decode_attention_chunk>(
       *context, {.subgroups = options.subgroups},
       {.head_dim = u32(head_dim),
@@ -164,8 +191,8 @@ Bound attention_chunks(const AttentionChunks& a, const Options& options) {
        .scale = 1.0f / std::sqrt(static_cast<float>(head_dim)),
        .chunks = u32(chunks)},
       {a.step.range(), a.q.range(), a.k_cache.range(), a.v_cache.range(), a.scores.range(),
-       a.partials.range()},
-      {u32(n_head), u32(chunks)});
+       a.partials.range(), w.weights.range(), w.sink.range()},
+      {u32(n_head), u32(chunks + (w.workgroups + n_head - 1) / n_head)});
 }
 
 Bound attention_output(const AttentionOutput& a, const Options& options) {
@@ -203,7 +230,7 @@ Bound attention_output(const AttentionOutput& a, const Options& options) {
       product_groups(n8, tx));
 }
 
-Bound mlp_up(const MlpUp& a, const Options& options) {
+Bound mlp_up(const MlpUp& a, const Options& options, const Warm& warm) {
   const size_t width = a.x.numel(), hidden = a.h.numel();
   require_vector("ln", a.ln, 2 * width);
   require_vector("bias", a.bias, hidden);
@@ -214,14 +241,16 @@ Bound mlp_up(const MlpUp& a, const Options& options) {
   if (!context) return bind_cpu([a] { reference::mlp_up(a); });
   const size_t n8 = hidden / 8;
   const uint32_t tx = column_threads(n8, options);
+  const WarmPlan w = plan_warm(warm, 256, a.x);
   return prepared<kernels::decode_mlp_up>(
       *context, variant(a.weight, options),
       {.k = u32(width), .n8 = u32(n8), .tx = tx, .eps = a.eps},
-      {a.x.range(), a.ln.range(), a.weight.range(), a.bias.range(), a.h.range()},
-      product_groups(n8, tx));
+      {a.x.range(), a.ln.range(), a.weight.range(), a.bias.range(), a.h.range(), w.weights.range(),
+       w.sink.range()},
+      product_groups(n8, tx, w.workgroups));
 }
 
-Bound mlp_down(const MlpDown& a, const Options& options) {
+Bound mlp_down(const MlpDown& a, const Options& options, const Warm& warm) {
   const size_t width = a.x.numel(), hidden = a.h.numel();
   require_vector("bias", a.bias, width);
   require_weight("weight", a.weight, hidden, width);
@@ -229,9 +258,12 @@ Bound mlp_down(const MlpDown& a, const Options& options) {
   if (!context) return bind_cpu([a] { reference::mlp_down(a); });
   const size_t n8 = width / 8;
   const uint32_t tx = column_threads(n8, options);
-  return prepared<kernels::decode_mlp_down>(
-      *context, variant(a.weight, options), {.k = u32(hidden), .n8 = u32(n8), .tx = tx},
-      {a.h.range(), a.weight.range(), a.bias.range(), a.x.range()}, product_groups(n8, tx));
+  const WarmPlan w = plan_warm(warm, 256, a.h);
+  return prepared<kernels::decode_mlp_down>(*context, variant(a.weight, options),
+                                            {.k = u32(hidden), .n8 = u32(n8), .tx = tx},
+                                            {a.h.range(), a.weight.range(), a.bias.range(),
+                                             a.x.range(), w.weights.range(), w.sink.range()},
+                                            product_groups(n8, tx, w.workgroups));
 }
 
 Bound lm_head(const LmHead& a, const Options& options) {

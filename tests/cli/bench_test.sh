@@ -31,6 +31,13 @@ head -1 "$scratch/bench.csv" | grep -q '^model,params,weights,weight_bytes,backe
 grep -q $'\r' "$scratch/err" && fail "progress lines in a file hold carriage returns"
 grep -q "^tg3: repetition 1/1$" "$scratch/err" || fail "no plain progress line: $(cat "$scratch/err")"
 
+# --warm-weights: a tgN row for each value, the warming one named so.
+"$wgpt" bench -m "$char" -p 0 -n 3 --gen-prompt 4 -r 1 --warm-weights off,on -o csv \
+  >"$scratch/warm.csv" 2>"$scratch/err" || fail "bench --warm-weights failed: $(cat "$scratch/err")"
+[ "$(grep -oE '"tg[0-9]+[^"]*"' "$scratch/warm.csv" | paste -sd' ')" = '"tg3" "tg3 warm"' ] ||
+  fail "--warm-weights rows: $(cat "$scratch/warm.csv")"
+expect_usage_error "bad --warm-weights" "warm-weights" "$wgpt" bench -m "$char" -n 3 --warm-weights maybe
+
 # The defaults suit a small model: a test past its context is skipped with a note.
 "$wgpt" bench -m "$root/assets/brown-char" -r 1 --backend cpu -o json >"$scratch/brown.json" 2>"$scratch/err" ||
   fail "bench -m assets/brown-char with its defaults failed: $(cat "$scratch/err")"

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -33,9 +34,10 @@ const std::vector<DecodeShape> kShapes = {
 struct Variant {
   DType weights;
   Options options;
+  bool warm = false;  // the ops that can warm weights (Warm) warm some
   std::string name() const {
     return std::string(to_string(weights)) + (options.software ? ", software layout" : "") +
-           (options.subgroups ? ", subgroups" : "");
+           (options.subgroups ? ", subgroups" : "") + (warm ? ", warming" : "");
   }
 };
 
@@ -142,22 +144,37 @@ TEST(DecodeOps, Qkv) {
       true);
 }
 
-TEST(DecodeOps, AttentionChunks) {
-  expect_parity([](const DecodeShape& s, const Variant& v) {
-    const size_t head_dim = s.width / s.n_head;
-    const Shape cache = {s.n_head, s.n_ctx, head_dim};
-    return test::ParityCase{
-        "attention_chunks",
-        {step_at(s.position), floats({s.width}), floats(cache), floats(cache),
-         floats({s.n_head, s.n_ctx}), floats({s.n_head, chunks(s), head_dim + 2})},
-        {4, 5},
-        [options = v.options](const std::vector<Tensor>& t) {
-          attention_chunks({t[0], t[1], t[2], t[3], t[4], t[5]}, options).run();
-        },
-        2e-5f,
-        1e-4f};
-  });
+// For a warming variant, a case's tensors end with weights to warm (`bytes` of them, a few
+// warming workgroups' worth and a partial one) and their sink, neither an output.
+void add_warm_tensors(test::ParityCase& c, const Variant& v, size_t bytes) {
+  if (!v.warm) return;
+  c.tensors.push_back(weights(1, bytes / 2, DType::f16));
+  c.tensors.push_back(Tensor::zeros({256}, DType::u32));
 }
+
+// The Warm of a case's last two tensors, for a warming variant.
+Warm warm_of(const std::vector<Tensor>& t, bool warm) {
+  return warm ? Warm{t[t.size() - 2], t.back()} : Warm{};
+}
+
+test::ParityCase attention_chunks_case(const DecodeShape& s, const Variant& v) {
+  const size_t head_dim = s.width / s.n_head;
+  const Shape cache = {s.n_head, s.n_ctx, head_dim};
+  test::ParityCase c{
+      "attention_chunks",
+      {step_at(s.position), floats({s.width}), floats(cache), floats(cache),
+       floats({s.n_head, s.n_ctx}), floats({s.n_head, chunks(s), head_dim + 2})},
+      {4, 5},
+      [options = v.options, warm = v.warm](const std::vector<Tensor>& t) {
+        attention_chunks({t[0], t[1], t[2], t[3], t[4], t[5]}, options, warm_of(t, warm)).run();
+      },
+      2e-5f,
+      1e-4f};
+  add_warm_tensors(c, v, 40'000);  // 16 KB a warming workgroup of 64 threads
+  return c;
+}
+
+TEST(DecodeOps, AttentionChunks) { expect_parity(attention_chunks_case); }
 
 TEST(DecodeOps, AttentionOutput) {
   expect_parity(
@@ -183,38 +200,66 @@ TEST(DecodeOps, AttentionOutput) {
       true);
 }
 
-TEST(DecodeOps, MlpUp) {
-  expect_parity(
-      [](const DecodeShape& s, const Variant& v) {
-        return test::ParityCase{
-            "mlp_up",
-            {floats({s.width}), layernorm_params(s.width), weights(s.width, 4 * s.width, v.weights),
-             floats({4 * s.width}), floats({4 * s.width})},
-            {4},
-            [options = v.options](const std::vector<Tensor>& t) {
-              mlp_up({t[0], t[1], t[2], t[3], t[4], 1e-5f}, options).run();
-            },
-            2e-5f,
-            1e-4f};
+test::ParityCase mlp_up_case(const DecodeShape& s, const Variant& v) {
+  test::ParityCase c{
+      "mlp_up",
+      {floats({s.width}), layernorm_params(s.width), weights(s.width, 4 * s.width, v.weights),
+       floats({4 * s.width}), floats({4 * s.width})},
+      {4},
+      [options = v.options, warm = v.warm](const std::vector<Tensor>& t) {
+        mlp_up({t[0], t[1], t[2], t[3], t[4], 1e-5f}, options, warm_of(t, warm)).run();
       },
-      true);
+      2e-5f,
+      1e-4f};
+  add_warm_tensors(c, v, 150'000);  // 64 KB a warming workgroup of 256 threads
+  return c;
 }
 
-TEST(DecodeOps, MlpDown) {
-  expect_parity(
-      [](const DecodeShape& s, const Variant& v) {
-        return test::ParityCase{
-            "mlp_down",
-            {floats({4 * s.width}), weights(4 * s.width, s.width, v.weights, 0.1f),
-             floats({s.width}), floats({s.width})},
-            {3},
-            [options = v.options](const std::vector<Tensor>& t) {
-              mlp_down({t[0], t[1], t[2], t[3]}, options).run();
-            },
-            2e-5f,
-            1e-4f};
-      },
-      true);
+TEST(DecodeOps, MlpUp) { expect_parity(mlp_up_case, true); }
+
+test::ParityCase mlp_down_case(const DecodeShape& s, const Variant& v) {
+  test::ParityCase c{"mlp_down",
+                     {floats({4 * s.width}), weights(4 * s.width, s.width, v.weights, 0.1f),
+                      floats({s.width}), floats({s.width})},
+                     {3},
+                     [options = v.options, warm = v.warm](const std::vector<Tensor>& t) {
+                       mlp_down({t[0], t[1], t[2], t[3]}, options, warm_of(t, warm)).run();
+                     },
+                     2e-5f,
+                     1e-4f};
+  add_warm_tensors(c, v, 150'000);
+  return c;
+}
+
+TEST(DecodeOps, MlpDown) { expect_parity(mlp_down_case, true); }
+
+// The warming workgroups run and read the weights: each stores what it read into the sink.
+TEST(DecodeOps, WarmingWorkgroupsReadTheWeights) {
+  const Variant variant{DType::f16, {.software = false}, true};
+  for (const auto& make : {attention_chunks_case, mlp_up_case, mlp_down_case}) {
+    const test::ParityCase c = make(kShapes.front(), variant);
+    std::vector<Tensor> on_gpu;
+    for (const Tensor& t : c.tensors) on_gpu.push_back(t.to_gpu(test::gpu_context()));
+    c.run(on_gpu);
+    const std::vector<uint32_t> sink = on_gpu.back().to_u32();
+    EXPECT_TRUE(std::any_of(sink.begin(), sink.end(), [](uint32_t word) { return word != 0; }))
+        << c.name << ": no warming workgroup stored what it read";
+  }
+}
+
+// Warming weights into the cache changes no output: the ops that warm, with warming workgroups
+// past their own (f16 weights; the warming reads words, whatever the dtype).
+TEST(DecodeOps, WarmingWeightsChangesNoOutput) {
+  for (const DecodeShape& shape : kShapes) {
+    for (Variant variant : variants(false)) {
+      if (variant.weights != DType::f16) continue;
+      variant.warm = true;
+      SCOPED_TRACE(shape_name(shape) + ", " + variant.name());
+      for (const auto& make : {attention_chunks_case, mlp_up_case, mlp_down_case}) {
+        EXPECT_TRUE(test::cpu_and_gpu_agree(make(shape, variant), test::gpu_context()));
+      }
+    }
+  }
 }
 
 // LM-head candidates: the same token exactly, the value and the sum of exponentials closely.

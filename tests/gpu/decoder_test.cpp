@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <utility>
 
 #include "test_support.h"
 
@@ -50,12 +51,12 @@ struct Prefilled {
 // Decodes six steps after `prompt` and compares every step's logits with the general forward
 // pass, then continues the decoder's cache on the general path.
 void expect_decoder_equals_forward(const Model& model, const std::vector<uint32_t>& prompt,
-                                   Decoder::Layout layout) {
+                                   Decoder::Tuning tuning) {
   KvCache fast = model.new_cache(), reference = model.new_cache();
   model.forward(prompt, fast, {.all_logits = false});
   std::vector<float> expected =
       model.forward(prompt, reference, {.all_logits = false}).logits.to_floats();
-  Decoder decoder(model, fast, {.layout = layout});
+  Decoder decoder(model, fast, tuning);
   for (int step = 0; step < 6; ++step) {
     const uint32_t token = argmax(expected);
     const std::vector<float> logits = decoder.step_logits(token);
@@ -80,9 +81,13 @@ TEST_P(DecoderParity, LogitsEqualTheGeneralForwardAtEveryStep) {
   const Model model = Model::load(fixture(GetParam()), test::gpu_context());
   ASSERT_TRUE(Decoder::supported(model));
   const std::vector<uint32_t> prompt = golden_ids(GetParam(), "input_ids");
-  for (Decoder::Layout layout : {Decoder::Layout::gpu, Decoder::Layout::software}) {
-    SCOPED_TRACE(layout == Decoder::Layout::gpu ? "GPU layout" : "software layout");
-    expect_decoder_equals_forward(model, prompt, layout);
+  const std::pair<const char*, Decoder::Tuning> tunings[] = {
+      {"GPU layout", {.layout = Decoder::Layout::gpu}},
+      {"software layout", {.layout = Decoder::Layout::software}},
+      {"GPU layout, weights warmed", {.layout = Decoder::Layout::gpu, .warm_weights = true}}};
+  for (const auto& [name, tuning] : tunings) {
+    SCOPED_TRACE(name);
+    expect_decoder_equals_forward(model, prompt, tuning);
   }
 }
 

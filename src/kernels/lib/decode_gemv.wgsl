@@ -27,6 +27,11 @@ struct GemvRole {
   slices: u32,
 }
 
+// The product's workgroups: one per tx column groups.
+fn gemv_groups(n8: u32, tx: u32) -> u32 {
+  return (n8 + tx - 1u) / tx;
+}
+
 fn gemv_role(group: u32, tx: u32) -> GemvRole {
   return GemvRole(group * tx + worker % tx, worker / tx, 256u / tx);
 }
