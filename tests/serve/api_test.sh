@@ -138,8 +138,11 @@ wait_until 30 metric_is "$api_port" wgpt_slots_busy 0 || fail "the slot stayed b
 curl -s "${auth[@]}" "$url/metrics" | grep -q '^wgpt_requests_total{endpoint="/v1/completions",status="429"} 1$' ||
   fail "/metrics lacks the 429"
 
-# SIGTERM: running streams finish, new requests get 503, the server exits 0.
-curl -sN "${auth[@]}" "$url/v1/completions" -d '{"prompt": "a", "max_tokens": 4, "stream": true}' >"$scratch/last.sse" &
+# SIGTERM: running streams finish, new requests get 503, the server exits 0. The stream is long
+# enough to be running still when both 503 checks are answered (at 4 tokens a loaded machine
+# finished it first, and the server had exited before the second check).
+curl -sN "${auth[@]}" "$url/v1/completions" \
+  -d '{"prompt": "a", "max_tokens": 64, "ignore_eos": true, "stream": true}' >"$scratch/last.sse" &
 last=$!
 wait_until 60 grep -q '"text"' "$scratch/last.sse" || fail "the last stream did not start"
 kill -TERM "$api_pid"
