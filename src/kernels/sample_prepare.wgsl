@@ -9,8 +9,15 @@
 // The window is the context's last `last_n` tokens up to the step's position (step[0]: the token
 // that has just run): sequence[max(0, step[0] + 1 − last_n) ..= step[0]], staged in workgroup
 // memory when it has at most 1024 tokens. `bias` holds (id, value bits) pairs sorted by id.
+// Where the step's first cut is top-k's, this kernel also runs its first pass
+// (lib/sample_search.wgsl): the histogram of the keys' top digit into `partials_out`, and the
+// search in slot 0 of `searches`, which the first sample_select settles; a pass of its own would
+// only have read z back.
 struct Params {
   vocab: u32,
+  groups: u32,
+  first_cut: u32,  // SEARCH_COUNT: histogram top-k's first digit; SEARCH_NONE: no
+  top_k: u32,
   inv_temperature: f32,
   inv_repeat: f32,
   repeat: f32,
@@ -27,8 +34,11 @@ struct Params {
 @group(0) @binding(4) var<storage, read> bias: array<u32>;
 @group(0) @binding(5) var<storage, read_write> z: array<f32>;
 @group(0) @binding(6) var<storage, read_write> best: array<u32>;
+@group(0) @binding(7) var<storage, read_write> partials_out: array<u32>;
+@group(0) @binding(8) var<storage, read_write> searches: array<u32>;
 
-//! include "sample_common.wgsl"
+//! include "sample_cut.wgsl"
+//! include "sample_histogram.wgsl"
 
 const STAGED: u32 = 1024u;
 var<workgroup> window: array<u32, 1024>;
@@ -138,5 +148,12 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) grou
   if (local == 0u) {
     best[group.x * 2u] = slice_best.x;
     best[group.x * 2u + 1u] = slice_best.y;
+  }
+  if (params.first_cut == SEARCH_COUNT) {
+    let search = first_search(SEARCH_COUNT, params.top_k);
+    histogram_slice(local, group.x, params.vocab, search, SEARCH_COUNT, 0u, 0.0);
+    if (group.x == 0u && local == 0u) {
+      store_search(0u, search);
+    }
   }
 }

@@ -1,8 +1,9 @@
 // The GPU sampler (include/wgpt/sampling.h): its kernels prepared once over its buffers, in the
-// order the definition runs — sample_prepare (steps 1–3), four sample_select passes per cut
-// (top-k by count, then top-p by mass; a radix search over the rank key's four bytes),
-// sample_draw (min-p, each slice's kept mass) and sample_pick (the draw). Greedy decoding is
-// sample_prepare and sample_pick.
+// order the definition runs — sample_prepare (steps 1–3), four passes per cut (top-k by count,
+// then top-p by mass; a radix search over the rank key's four bytes), sample_draw (min-p, each
+// slice's kept mass) and sample_pick (the draw). A pass is a sample_select, except top-k's first,
+// which sample_prepare runs (top-p's first needs the largest z of every slice, which only a later
+// kernel has). Greedy decoding is sample_prepare and sample_pick.
 
 #include "model/sampling_terms.h"
 #include "wgpt/io.h"
@@ -16,6 +17,11 @@ constexpr uint32_t kSearchWords = 12;
 enum SearchKind : uint32_t { kNone = 0, kCount = 1, kMass = 2 };
 
 uint32_t u32(size_t value) { return static_cast<uint32_t>(value); }
+
+// Whether sample_prepare runs the first pass of `cuts` (into slot 0 and partials[0]).
+bool prepare_runs_first_pass(const std::vector<SearchKind>& cuts) {
+  return !cuts.empty() && cuts.front() == kCount;
+}
 
 gpu::BufferRange range(const Tensor& t) {
   return gpu::BufferRange(t.buffer(), t.offset() * 4, t.numel() * 4);
@@ -31,9 +37,11 @@ struct TokenSampler::Plan {
   std::vector<gpu::PreparedDispatch> dispatches;
 
   void allocate(const Config& c, const SamplingOptions& options, size_t cuts);
+  // sample_prepare, with the first pass of `cuts` when it is top-k's.
   void prepare_adjustments(const SamplingOptions& options, const sampling::Terms& terms,
-                           const Tensor& logits);
-  // The cuts' passes, then sample_draw; returns the slot of the settled cut.
+                           const Tensor& logits, const std::vector<SearchKind>& cuts);
+  // The cuts' passes that sample_prepare did not run, then sample_draw; returns the slot of the
+  // settled cut.
   uint32_t prepare_cuts(const std::vector<SearchKind>& cuts, const SamplingOptions& options);
   void prepare_pick(const SamplingOptions& options, const sampling::Terms& terms, uint32_t slot);
 };
@@ -59,8 +67,12 @@ void TokenSampler::Plan::allocate(const Config& c, const SamplingOptions& option
 }
 
 void TokenSampler::Plan::prepare_adjustments(const SamplingOptions& options,
-                                             const sampling::Terms& terms, const Tensor& logits) {
+                                             const sampling::Terms& terms, const Tensor& logits,
+                                             const std::vector<SearchKind>& cuts) {
   const uint32_t params[] = {vocab,
+                             groups,
+                             prepare_runs_first_pass(cuts) ? uint32_t{kCount} : uint32_t{kNone},
+                             u32(std::min<size_t>(options.top_k, vocab)),
                              io::f32_bits(terms.inv_temperature),
                              io::f32_bits(terms.inv_repeat),
                              io::f32_bits(options.repeat_penalty),
@@ -68,16 +80,20 @@ void TokenSampler::Plan::prepare_adjustments(const SamplingOptions& options,
                              io::f32_bits(options.frequency_penalty),
                              u32(penalizes ? options.penalty_last_n : 0),
                              u32(options.logit_bias.size())};
-  dispatches.push_back(context->prepare(
-      "sample_prepare", params,
-      {range(logits), range(step), range(sequence), range(bias), range(z), range(best)}, {groups}));
+  dispatches.push_back(
+      context->prepare("sample_prepare", params,
+                       {range(logits), range(step), range(sequence), range(bias), range(z),
+                        range(best), range(partials[0]), range(searches)},
+                       {groups}));
 }
 
 uint32_t TokenSampler::Plan::prepare_cuts(const std::vector<SearchKind>& cuts,
                                           const SamplingOptions& options) {
   // Each pass settles the one before it: pass n stores its search in slot n and histograms into
-  // partials[n % 2], which pass n + 1 reads.
-  uint32_t pass = 0, settle_kind = kNone, settle_level = 0;
+  // partials[n % 2], which pass n + 1 reads. sample_prepare may have run pass 0.
+  const bool first_pass_run = prepare_runs_first_pass(cuts);
+  uint32_t pass = first_pass_run ? 1 : 0;
+  uint32_t settle_kind = first_pass_run ? kCount : kNone, settle_level = 0;
   auto params = [&](uint32_t kind, uint32_t level) {
     return std::vector<uint32_t>{vocab,
                                  groups,
@@ -91,8 +107,9 @@ uint32_t TokenSampler::Plan::prepare_cuts(const std::vector<SearchKind>& cuts,
                                  pass == 0 ? 0 : pass - 1,
                                  pass};
   };
-  for (SearchKind kind : cuts) {
-    for (uint32_t level = 0; level < 4; ++level) {
+  for (size_t cut = 0; cut < cuts.size(); ++cut) {
+    const SearchKind kind = cuts[cut];
+    for (uint32_t level = cut == 0 && first_pass_run ? 1 : 0; level < 4; ++level) {
       dispatches.push_back(context->prepare("sample_select", params(kind, level),
                                             {range(z), range(best), range(partials[(pass + 1) % 2]),
                                              range(partials[pass % 2]), range(searches)},
@@ -149,7 +166,7 @@ TokenSampler::TokenSampler(const Model& model, const SamplingOptions& options, c
   }
   p.allocate(c, options, cuts.size());
   const sampling::Terms terms = sampling::terms_of(options);
-  p.prepare_adjustments(options, terms, logits);
+  p.prepare_adjustments(options, terms, logits, cuts);
   p.prepare_pick(options, terms, options.is_greedy() ? 0 : p.prepare_cuts(cuts, options));
 }
 

@@ -16,10 +16,6 @@
 //! include "sample_cut.wgsl"
 //! include "workgroup_scan.wgsl"
 
-const SEARCH_NONE: u32 = 0u;
-const SEARCH_COUNT: u32 = 1u;  // top-k
-const SEARCH_MASS: u32 = 2u;   // top-p
-
 struct SearchParams {
   vocab: u32,
   groups: u32,
@@ -35,24 +31,6 @@ struct SearchParams {
 }
 
 var<workgroup> settled: Search;
-
-fn fresh_search(kind: u32, cut: Search) -> Search {
-  var s = cut;
-  s.prefix = 0u;
-  s.need = vec2<u32>(select(0u, params.top_k, kind == SEARCH_COUNT), 0u);
-  s.above_count = 0u;
-  s.above_mass = vec2<u32>(0u, 0u);
-  return s;
-}
-
-// The top bits of a key chosen before digit `level`.
-fn prefix_mask(level: u32) -> u32 {
-  return select(0u, 0xffffffffu << (32u - 8u * level), level > 0u);
-}
-
-fn digit_of(key: u32, level: u32) -> u32 {
-  return (key >> (24u - 8u * level)) & 255u;
-}
 
 // The fewest of `ties` tokens of weight q whose mass reaches `need` (≤ ties · q).
 fn ties_for_mass(need: vec2<u32>, q: u32, ties: u32) -> u32 {
@@ -73,7 +51,7 @@ fn ties_for_mass(need: vec2<u32>, q: u32, ties: u32) -> u32 {
 // after its last digit, the finished cut with the next search started. Same in every workgroup.
 fn settle(local: u32, largest: f32) -> Search {
   if (params.settle_kind == SEARCH_NONE) {
-    return fresh_search(params.kind, Search(0u, vec2<u32>(0u, 0u), 0u, vec2<u32>(0u, 0u), 0u, ALL, 0u));
+    return first_search(params.kind, params.top_k);
   }
   var s = load_search(params.settle_slot);
   let level = params.settle_level;
@@ -139,7 +117,7 @@ fn settle(local: u32, largest: f32) -> Search {
   workgroupBarrier();
   s = settled;
   if (level == 3u) {
-    s = fresh_search(params.kind, s);
+    s = fresh_search(params.kind, params.top_k, s);
   }
   return s;
 }
