@@ -213,6 +213,9 @@ class Context {
 
   // Registers a kernel from WGSL source under `name` (replacing none: names are unique).
   void add_kernel(std::string_view name, std::string source);
+  // Gives kernel `name` other source in this context, before its first use: for tests that run a
+  // variant on an adapter without a feature it needs, the feature emulated.
+  void replace_kernel(std::string_view name, std::string source);
 
   // Submits everything recorded and waits for the GPU to finish it.
   void finish();

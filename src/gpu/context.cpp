@@ -341,6 +341,14 @@ void Context::add_kernel(std::string_view name, std::string source) {
   impl_->added_kernels.emplace(std::string(name), std::move(source));
 }
 
+void Context::replace_kernel(std::string_view name, std::string source) {
+  if (impl_->pipelines.count(std::string(name))) {
+    throw Error("kernel '" + std::string(name) +
+                "' is compiled already: replace it before its use");
+  }
+  impl_->added_kernels.insert_or_assign(std::string(name), std::move(source));
+}
+
 void Context::dispatch(std::string_view name, std::span<const uint32_t> params,
                        std::initializer_list<BufferRange> buffers, Workgroups workgroups) {
   dispatch(name, params, std::vector<BufferRange>(buffers), workgroups);

@@ -10,8 +10,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 
+#include "gpu/kernel_sources.h"
 #include "gpu/validation_context.h"
 #include "op_parity_harness.h"
 #include "test_support.h"
@@ -125,24 +128,22 @@ TEST(DecodeOps, Embed) {
   });
 }
 
-TEST(DecodeOps, Qkv) {
-  expect_parity(
-      [](const DecodeShape& s, const Variant& v) {
-        const Shape cache = {s.n_head, s.n_ctx, s.width / s.n_head};
-        return test::ParityCase{
-            "qkv",
-            {step_at(s.position), floats({s.width}), layernorm_params(s.width),
-             weights(s.width, 3 * s.width, v.weights), floats({3 * s.width}), floats({s.width}),
-             floats(cache), floats(cache)},
-            {5, 6, 7},
-            [options = v.options](const std::vector<Tensor>& t) {
-              qkv({t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], 1e-5f}, options).run();
-            },
-            2e-5f,
-            1e-4f};
+test::ParityCase qkv_case(const DecodeShape& s, const Variant& v) {
+  const Shape cache = {s.n_head, s.n_ctx, s.width / s.n_head};
+  return test::ParityCase{
+      "qkv",
+      {step_at(s.position), floats({s.width}), layernorm_params(s.width),
+       weights(s.width, 3 * s.width, v.weights), floats({3 * s.width}), floats({s.width}),
+       floats(cache), floats(cache)},
+      {5, 6, 7},
+      [options = v.options](const std::vector<Tensor>& t) {
+        qkv({t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], 1e-5f}, options).run();
       },
-      true);
+      2e-5f,
+      1e-4f};
 }
+
+TEST(DecodeOps, Qkv) { expect_parity(qkv_case, true); }
 
 // For a warming variant, a case's tensors end with weights to warm (`bytes` of them, a few
 // warming workgroups' worth and a partial one) and their sink, neither an output.
@@ -176,29 +177,27 @@ test::ParityCase attention_chunks_case(const DecodeShape& s, const Variant& v) {
 
 TEST(DecodeOps, AttentionChunks) { expect_parity(attention_chunks_case); }
 
-TEST(DecodeOps, AttentionOutput) {
-  expect_parity(
-      [](const DecodeShape& s, const Variant& v) {
-        const size_t head_dim = s.width / s.n_head;
-        const Shape cache = {s.n_head, s.n_ctx, head_dim};
-        // Chunk statistics as the chunk op leaves them.
-        const Tensor step = step_at(s.position), scores = floats({s.n_head, s.n_ctx});
-        const Tensor partials = floats({s.n_head, chunks(s), head_dim + 2});
-        reference::attention_chunks(
-            {step, floats({s.width}), floats(cache), floats(cache), scores, partials});
-        return test::ParityCase{
-            "attention_output",
-            {step, partials, scores, weights(s.width, s.width, v.weights), floats({s.width}),
-             floats({2, s.n_head, s.n_ctx}), floats({s.width})},
-            {5, 6},
-            [options = v.options](const std::vector<Tensor>& t) {
-              attention_output({t[0], t[1], t[2], t[3], t[4], t[5], t[6], 1}, options).run();
-            },
-            2e-5f,
-            1e-4f};
+test::ParityCase attention_output_case(const DecodeShape& s, const Variant& v) {
+  const size_t head_dim = s.width / s.n_head;
+  const Shape cache = {s.n_head, s.n_ctx, head_dim};
+  // Chunk statistics as the chunk op leaves them.
+  const Tensor step = step_at(s.position), scores = floats({s.n_head, s.n_ctx});
+  const Tensor partials = floats({s.n_head, chunks(s), head_dim + 2});
+  reference::attention_chunks(
+      {step, floats({s.width}), floats(cache), floats(cache), scores, partials});
+  return test::ParityCase{
+      "attention_output",
+      {step, partials, scores, weights(s.width, s.width, v.weights), floats({s.width}),
+       floats({2, s.n_head, s.n_ctx}), floats({s.width})},
+      {5, 6},
+      [options = v.options](const std::vector<Tensor>& t) {
+        attention_output({t[0], t[1], t[2], t[3], t[4], t[5], t[6], 1}, options).run();
       },
-      true);
+      2e-5f,
+      1e-4f};
 }
+
+TEST(DecodeOps, AttentionOutput) { expect_parity(attention_output_case, true); }
 
 test::ParityCase mlp_up_case(const DecodeShape& s, const Variant& v) {
   test::ParityCase c{
@@ -279,43 +278,94 @@ TEST(DecodeOps, WarmingWeightsChangesNoOutput) {
   return ::testing::AssertionSuccess();
 }
 
-TEST(DecodeOps, LmHead) {
-  expect_parity([](const DecodeShape& s, const Variant& v) {
-    const size_t groups = (s.vocab + kHeadRows - 1) / kHeadRows;
-    test::ParityCase c{
-        "lm_head",
-        {floats({s.width}), layernorm_params(s.width), weights(s.vocab, s.width, v.weights, 1.0f),
-         floats({s.vocab}), Tensor::zeros({groups, 3}, DType::u32)},
-        {3, 4},
-        [options = v.options](const std::vector<Tensor>& t) {
-          lm_head({t[0], t[1], t[2], t[3], t[4], 1e-5f}, options).run();
-        },
-        2e-5f,
-        1e-4f};
-    c.compare = [](size_t index, const Tensor& gpu, const Tensor& cpu) {
-      return index == 4 ? same_candidates(gpu, cpu) : test::all_close(gpu, cpu, 2e-5f, 1e-4f);
-    };
-    return c;
-  });
+test::ParityCase lm_head_case(const DecodeShape& s, const Variant& v) {
+  const size_t groups = (s.vocab + kHeadRows - 1) / kHeadRows;
+  test::ParityCase c{
+      "lm_head",
+      {floats({s.width}), layernorm_params(s.width), weights(s.vocab, s.width, v.weights, 1.0f),
+       floats({s.vocab}), Tensor::zeros({groups, 3}, DType::u32)},
+      {3, 4},
+      [options = v.options](const std::vector<Tensor>& t) {
+        lm_head({t[0], t[1], t[2], t[3], t[4], 1e-5f}, options).run();
+      },
+      2e-5f,
+      1e-4f};
+  c.compare = [](size_t index, const Tensor& gpu, const Tensor& cpu) {
+    return index == 4 ? same_candidates(gpu, cpu) : test::all_close(gpu, cpu, 2e-5f, 1e-4f);
+  };
+  return c;
 }
 
-TEST(DecodeOps, ArgmaxChoosesAndEmbedsTheNextToken) {
-  expect_parity([](const DecodeShape& s, const Variant& v) {
-    const size_t groups = (s.vocab + kHeadRows - 1) / kHeadRows;
-    const Tensor table = weights(s.vocab, s.width, v.weights, 1.0f);
-    Tensor candidates = Tensor::zeros({groups, 3}, DType::u32);
-    reference::lm_head({floats({s.width}), layernorm_params(s.width), table, floats({s.vocab}),
-                        candidates, 1e-5f});
-    return test::ParityCase{
-        "argmax",
-        {candidates, table, floats({s.n_ctx, s.width}), step_at(s.position), floats({s.width})},
-        {3, 4},
-        [options = v.options](const std::vector<Tensor>& t) {
-          argmax({t[0], t[1], t[2], t[3], t[4]}, options).run();
-        },
-        kOneRounding,
-        kOneRounding};
-  });
+TEST(DecodeOps, LmHead) { expect_parity(lm_head_case); }
+
+test::ParityCase argmax_case(const DecodeShape& s, const Variant& v) {
+  const size_t groups = (s.vocab + kHeadRows - 1) / kHeadRows;
+  const Tensor table = weights(s.vocab, s.width, v.weights, 1.0f);
+  Tensor candidates = Tensor::zeros({groups, 3}, DType::u32);
+  reference::lm_head(
+      {floats({s.width}), layernorm_params(s.width), table, floats({s.vocab}), candidates, 1e-5f});
+  return test::ParityCase{
+      "argmax",
+      {candidates, table, floats({s.n_ctx, s.width}), step_at(s.position), floats({s.width})},
+      {3, 4},
+      [options = v.options](const std::vector<Tensor>& t) {
+        argmax({t[0], t[1], t[2], t[3], t[4]}, options).run();
+      },
+      kOneRounding,
+      kOneRounding};
+}
+
+TEST(DecodeOps, ArgmaxChoosesAndEmbedsTheNextToken) { expect_parity(argmax_case); }
+
+// Where the adapter has no subgroups (llvmpipe), the subgroup variants still run: in a context of
+// their own whose kernels hold tests/gpu/subgroup_ops_emulated.wgsl in place of
+// lib/subgroup_ops.wgsl, subgroups laid out as on GPUs (consecutive lanes) or scrambled (so that
+// reduce_begin numbers them with its atomic). Kernels without subgroup reductions are left as
+// they are. (Where the adapter has subgroups, the other tests run the variants for real too.)
+std::string text_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read " + path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::shared_ptr<gpu::Context> context_with_emulated_subgroups(bool scrambled) {
+  const std::string root = WGPT_SOURCE_DIR;
+  std::string library = text_of(root + "/src/kernels/lib/subgroup_ops.wgsl");
+  // The build moves a library's `enable` lines to the kernel's top.
+  const std::string enable = "\nenable subgroups;";
+  library.erase(library.find(enable), enable.size());
+  const std::string emulated = std::string("const SCRAMBLED: bool = ") +
+                               (scrambled ? "true" : "false") + ";\n" +
+                               text_of(root + "/tests/gpu/subgroup_ops_emulated.wgsl");
+  auto context = gpu::Context::create();
+  size_t replaced = 0;
+  for (const gpu::KernelSource& kernel : gpu::embedded_kernels()) {
+    std::string source(kernel.wgsl);
+    const size_t at = source.find(library);
+    if (at == std::string::npos) continue;
+    source.replace(at, library.size(), emulated);
+    source.erase(source.find(enable), enable.size());
+    context->replace_kernel(kernel.name, std::move(source));
+    ++replaced;
+  }
+  if (replaced == 0) throw Error("no kernel holds lib/subgroup_ops.wgsl as the build embeds it");
+  return context;
+}
+
+TEST(DecodeOps, SubgroupVariantsRunWithEmulatedSubgroups) {
+  for (bool scrambled : {false, true}) {
+    SCOPED_TRACE(scrambled ? "scrambled subgroups" : "consecutive subgroups");
+    const auto context = context_with_emulated_subgroups(scrambled);
+    // The warming workgroups leave before the reductions begin: run them too, in one layout.
+    const Variant variant{DType::f16, {.software = false, .subgroups = true}, scrambled};
+    for (const DecodeShape& shape : kShapes) {
+      SCOPED_TRACE(shape_name(shape) + ", " + variant.name());
+      for (const auto& make : {qkv_case, attention_chunks_case, attention_output_case, mlp_up_case,
+                               mlp_down_case, lm_head_case, argmax_case}) {
+        EXPECT_TRUE(test::cpu_and_gpu_agree(make(shape, variant), context));
+      }
+    }
+  }
 }
 
 TEST(DecodeOps, ArgmaxTakesTheLowestTokenOnTiesAndStopsAtTheLastPosition) {

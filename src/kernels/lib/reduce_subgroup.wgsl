@@ -7,18 +7,14 @@
 // subgroup number · 32 + lane. Where every subgroup is 32 consecutive local indices from a
 // multiple of 32 (every GPU we have seen), that is the local index itself; otherwise every
 // subgroup takes its number from a workgroup atomic. (Taking the atomic always cost the LM head,
-// 1,571 workgroups, 5.7 µs of its 41.8 on the H200.)
-enable subgroups;
+// 1,571 workgroups, 5.7 µs of its 41.8 on the H200.) Every subgroup operation goes through
+// subgroup_ops.wgsl.
 
 const SUBGROUP: u32 = 32u;
 const SUBGROUPS: u32 = REDUCE_THREADS / SUBGROUP;
 
 //! include "best_order.wgsl"
-
-struct Invocation {
-  @builtin(local_invocation_index) local: u32,
-  @builtin(subgroup_invocation_id) lane: u32,
-}
+//! include "subgroup_ops.wgsl"
 
 var<private> worker: u32;
 var<private> lane: u32;
@@ -27,9 +23,9 @@ var<workgroup> reduce_unnatural: u32;  // set by a subgroup laid out otherwise
 var<workgroup> reduce_scratch: array<vec4<f32>, REDUCE_THREADS>;
 
 fn reduce_begin(invocation: Invocation) {
-  lane = invocation.lane;
-  let first = subgroupBroadcastFirst(invocation.local - lane);
-  if (!subgroupAll(invocation.local == first + lane) || first % SUBGROUP != 0u) {
+  lane = invocation_lane(invocation);
+  let first = lanes_first(invocation.local - lane);
+  if (!lanes_all(invocation.local == first + lane) || first % SUBGROUP != 0u) {
     reduce_unnatural = 1u;
   }
   // Every subgroup must number itself the same way, or two could take the same number.
@@ -38,10 +34,10 @@ fn reduce_begin(invocation: Invocation) {
     return;
   }
   var slot = 0u;
-  if (subgroupElect()) {
+  if (lanes_elect()) {
     slot = atomicAdd(&reduce_slots, 1u);
   }
-  worker = subgroupBroadcastFirst(slot) * SUBGROUP + lane;
+  worker = lanes_first(slot) * SUBGROUP + lane;
 }
 
 // Every subgroup's `value` (from its lane 0) into reduce_scratch[subgroup], then read back whole.
@@ -63,17 +59,17 @@ fn met_sum() -> vec4<f32> {
 }
 
 fn workgroup_sum(v: f32) -> f32 {
-  reduce_meet(vec4<f32>(subgroupAdd(v), 0.0, 0.0, 0.0));
+  reduce_meet(vec4<f32>(lanes_sum(v), 0.0, 0.0, 0.0));
   return met_sum().x;
 }
 
 fn workgroup_sum2(v: vec2<f32>) -> vec2<f32> {
-  reduce_meet(vec4<f32>(subgroupAdd(v), 0.0, 0.0));
+  reduce_meet(vec4<f32>(lanes_sum2(v), 0.0, 0.0));
   return met_sum().xy;
 }
 
 fn workgroup_max(v: f32) -> f32 {
-  reduce_meet(vec4<f32>(subgroupMax(v), 0.0, 0.0, 0.0));
+  reduce_meet(vec4<f32>(lanes_max(v), 0.0, 0.0, 0.0));
   var largest = reduce_scratch[0].x;
   for (var g = 1u; g < SUBGROUPS; g++) {
     largest = max(largest, reduce_scratch[g].x);
@@ -87,7 +83,7 @@ fn workgroup_max(v: f32) -> f32 {
 fn fold_lanes(v: vec4<f32>, tx: u32) -> vec4<f32> {
   var s = v;
   for (var offset = SUBGROUP / 2u; offset > 0u; offset /= 2u) {
-    let other = subgroupShuffleXor(s, offset);
+    let other = lanes_xor4(s, offset);
     if (offset >= tx) {
       s += other;
     }
@@ -140,7 +136,7 @@ fn slices_sum8(v: mat2x4<f32>, tx: u32) -> mat2x4<f32> {
 fn octet_sum(v: f32) -> f32 {
   var s = v;
   for (var offset = 4u; offset > 0u; offset /= 2u) {
-    s += subgroupShuffleXor(s, offset);
+    s += lanes_xor(s, offset);
   }
   return s;
 }
@@ -148,8 +144,8 @@ fn octet_sum(v: f32) -> f32 {
 // See reduce_barrier.wgsl: the largest value, the lowest index on ties, over valid candidates.
 fn workgroup_best(value: f32, index: u32) -> vec2<u32> {
   let valid = index != 0xffffffffu;
-  let largest = subgroupMax(select(bitcast<f32>(0xff7fffffu), value, valid));
-  let first = subgroupMin(select(0xffffffffu, index, valid && value == largest));
+  let largest = lanes_max(select(bitcast<f32>(0xff7fffffu), value, valid));
+  let first = lanes_min_u32(select(0xffffffffu, index, valid && value == largest));
   workgroupBarrier();
   if (lane == 0u) {
     reduce_scratch[worker / SUBGROUP] = vec4<f32>(largest, bitcast<f32>(first), 0.0, 0.0);
