@@ -1,6 +1,7 @@
 // The GPU context's contract: scopes, readbacks, pools, counters, errors, concurrent creation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "gpu/kernel_sources.h"
 #include "test_support.h"
 #include "wgpt/gpu.h"
 #include "wgpt/io.h"
@@ -301,6 +303,32 @@ TEST(GpuContext, WgslCompileErrorNamesTheKernelAndTheProblem) {
     EXPECT_NE(message.find("undefined_name"), std::string::npos) << message;
   }
   EXPECT_THROW(context->add_kernel("self_test", "x"), Error) << "names are unique";
+}
+
+// A kernel replaced before its first use runs its new source in that context only; once
+// compiled it cannot be replaced.
+TEST(GpuContext, AReplacedKernelRunsItsNewSourceInItsContext) {
+  auto context = Context::create();
+  std::string source(
+      std::find_if(embedded_kernels().begin(), embedded_kernels().end(), [](const KernelSource& k) {
+        return k.name == "self_test";
+      })->wgsl);
+  const std::string twice = "input[id.x] * 2.0";
+  ASSERT_NE(source.find(twice), std::string::npos);
+  source.replace(source.find(twice), twice.size(), "input[id.x] * 3.0");
+  context->replace_kernel("self_test", source);
+  Buffer in = upload_floats(*context, {1, 2, 3, 4});
+  Buffer out = context->create_storage(16);
+  twice_plus(*context, in, out, 4, 0.5f);
+  EXPECT_EQ(to_floats(context->readback(out, 0, 16)),
+            (std::vector<float>{3.5f, 6.5f, 9.5f, 12.5f}));
+  EXPECT_THROW(context->replace_kernel("self_test", source), Error) << "compiled already";
+  // Another context keeps the embedded source.
+  auto other = test::gpu_context();
+  Buffer in2 = upload_floats(*other, {1, 2, 3, 4});
+  Buffer out2 = other->create_storage(16);
+  twice_plus(*other, in2, out2, 4, 0.5f);
+  EXPECT_EQ(to_floats(other->readback(out2, 0, 16)), (std::vector<float>{2.5f, 4.5f, 6.5f, 8.5f}));
 }
 
 TEST(GpuContext, EightThreadsCreateAndDestroyContextsConcurrently) {
