@@ -1,8 +1,10 @@
 #include "council_checks.h"
 
 #include <cmath>
+#include <string>
 
 #include "test_support.h"
+#include "wgpt/io.h"
 
 namespace wgpt::test {
 
@@ -10,6 +12,30 @@ std::optional<std::filesystem::path> council_manifest() {
   const auto shared = shared_fixtures();
   if (!shared) return std::nullopt;
   return *shared / "forge-council" / "manifest.json";
+}
+
+council::Loaded char_tiny_council(std::shared_ptr<gpu::Context> context) {
+  const std::filesystem::path base = source_dir() / "tests" / "fixtures" / "hf" / "char-tiny";
+  const model::Config config = model::Config::load(base);
+  const io::TensorFile tensors = io::load_tensors(base / "model.safetensors");
+  std::vector<council::Expert> experts;
+  for (int k = 0; k <= 3; ++k) {
+    io::TensorFile scaled;
+    for (const io::TensorData& t : tensors.tensors) {
+      const bool table =
+          t.name().find("wte") != std::string::npos || t.name().find("wpe") != std::string::npos;
+      if (k == 0 || table || t.is_integer()) {
+        scaled.tensors.push_back(t);
+        continue;
+      }
+      std::vector<float> values(t.floats().begin(), t.floats().end());
+      for (float& v : values) v *= 1.0f + static_cast<float>(k) / 4.0f;
+      scaled.tensors.push_back(io::TensorData::from_floats(t.name(), t.shape(), std::move(values)));
+    }
+    experts.push_back(
+        {"char-tiny " + std::to_string(k), model::Model::from_tensors(config, scaled, context)});
+  }
+  return {std::make_unique<council::Council>(std::move(experts)), tokenizer::load_tokenizer(base)};
 }
 
 ReferenceStep reference_step(const std::vector<council::Expert>& experts,
