@@ -62,7 +62,8 @@ fn chunk_block(first: u32, c0: u32, used: u32, offset: u32) -> array<vec2<f32>, 
   return block;
 }
 
-// Each head's overall maximum and softmax normaliser, then z (merged chunk outputs) staged.
+// Each head's overall maximum and softmax normaliser, then z (merged chunk outputs) staged and
+// published.
 fn stage_input() {
   let d = params.head_dim;
   let used = chunks_used();
@@ -97,10 +98,7 @@ fn stage_input() {
     }
     staged[row] = sum / head_total[head];
   }
-}
-
-fn gemv_input(row: u32) -> f32 {
-  return staged[row];
+  workgroupBarrier();  // publishes `staged`
 }
 
 @compute @workgroup_size(256)

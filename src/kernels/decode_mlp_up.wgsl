@@ -31,10 +31,6 @@ const REDUCE_THREADS: u32 = 256u;
 
 const WARM_THREADS: u32 = 256u;
 
-fn gemv_input(row: u32) -> f32 {
-  return staged[row];
-}
-
 fn gelu(v: vec4<f32>) -> vec4<f32> {
   // Clamped: some backends build tanh from exp and would give inf/inf for large arguments (tanh
   // is ±1 in f32 well before ±10).

@@ -32,10 +32,6 @@ const REDUCE_THREADS: u32 = 256u;
 //! include "decode_layernorm.wgsl"
 //! include "decode_gemv.wgsl"
 
-fn gemv_input(row: u32) -> f32 {
-  return staged[row];
-}
-
 @compute @workgroup_size(256)
 fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>) {
   reduce_begin(invocation);

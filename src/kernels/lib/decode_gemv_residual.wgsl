@@ -2,8 +2,8 @@
 // added with its bias into the residual stream in place, x += input · W + b. Each column of x is
 // read and written by one thread only, so updating in place is safe. The includer declares
 // `params` (k, n8, tx), `bias` and `x` (array<vec4<f32>>), includes decode_gemv.wgsl, and defines
-// `fn stage_input()`, which every thread calls to prepare what gemv_input reads (it may do
-// nothing).
+// `fn stage_input()`, which every thread calls to prepare what gemv_input reads and which
+// publishes what it writes (a barrier); it may do nothing, as the MLP's, which reads memory.
 
 fn add_gemv_to_residual(group: u32) {
   let role = gemv_role(group, params.tx);
@@ -15,7 +15,6 @@ fn add_gemv_to_residual(group: u32) {
   let x_lo = x[at];
   let x_hi = x[at + 1u];
   stage_input();
-  workgroupBarrier();  // publishes what stage_input wrote
   let sums = gemv_columns(role, params.k, params.n8, params.tx);
   if (worker < params.tx && role.column8 < params.n8) {
     x[at] = x_lo + sums[0] + bias_lo;
