@@ -92,14 +92,21 @@ gpu::Stats difference(const gpu::Stats& after, const gpu::Stats& before) {
   return out;
 }
 
-model::Decoder::Tuning tuning(const BenchCommand& command, size_t product_workgroups,
-                              const std::string& warm_weights) {
-  model::Decoder::Tuning tuning;
-  if (command.reductions == "barrier") tuning.reductions = model::Decoder::Reductions::barrier;
-  if (command.reductions == "subgroup") tuning.reductions = model::Decoder::Reductions::subgroup;
-  tuning.product_workgroups = product_workgroups;
-  tuning.warm_weights = warm_weights == "on";
-  return tuning;
+// The decode tunings to measure: every --product-workgroups value with every --warm-weights one.
+std::vector<model::Decoder::Tuning> tunings(const BenchCommand& command) {
+  model::Decoder::Tuning base;
+  if (command.reductions == "barrier") base.reductions = model::Decoder::Reductions::barrier;
+  if (command.reductions == "subgroup") base.reductions = model::Decoder::Reductions::subgroup;
+  std::vector<model::Decoder::Tuning> all;
+  for (size_t workgroups : command.product_workgroups) {
+    for (const std::string& warm : command.warm_weights) {
+      model::Decoder::Tuning tuning = base;
+      tuning.product_workgroups = workgroups;
+      tuning.warm_weights = warm == "on";
+      all.push_back(tuning);
+    }
+  }
+  return all;
 }
 
 // Runs `body` `warmup` times (pipelines, clocks), then `repetitions` times, timing each and
@@ -470,15 +477,12 @@ void run(const BenchCommand& command) {
     }
   }
   for (size_t tokens : generations) {
-    for (size_t workgroups : command.product_workgroups) {
-      for (const std::string& warm : command.warm_weights) {
-        for (const Mode& mode : modes) {
-          for (bool probe : {false, true}) {
-            if (probe && !command.probe) break;
-            results.push_back(token_generation(model, command.generate_prompt, tokens,
-                                               command.repetitions, probe, mode,
-                                               tuning(command, workgroups, warm)));
-          }
+    for (const model::Decoder::Tuning& tuning : tunings(command)) {
+      for (const Mode& mode : modes) {
+        for (bool probe : {false, true}) {
+          if (probe && !command.probe) break;
+          results.push_back(token_generation(model, command.generate_prompt, tokens,
+                                             command.repetitions, probe, mode, tuning));
         }
       }
     }
@@ -501,9 +505,7 @@ void run(const BenchCommand& command) {
   if (command.profile) {
     profile_prefill(model, longest);
     for (const Mode& mode : modes) {
-      profile_decode(
-          model, mode,
-          tuning(command, command.product_workgroups.front(), command.warm_weights.front()));
+      profile_decode(model, mode, tunings(command).front());
     }
   }
   if (command.products) {
