@@ -15,7 +15,7 @@ std::optional<std::filesystem::path> council_manifest() {
 }
 
 council::Loaded char_tiny_council(std::shared_ptr<gpu::Context> context) {
-  const std::filesystem::path base = source_dir() / "tests" / "fixtures" / "hf" / "char-tiny";
+  const std::filesystem::path base = hf_fixture("char-tiny");
   const model::Config config = model::Config::load(base);
   const io::TensorFile tensors = io::load_tensors(base / "model.safetensors");
   std::vector<council::Expert> experts;

@@ -11,6 +11,10 @@ std::filesystem::path source_dir() {
   return overridden && *overridden ? overridden : WGPT_SOURCE_DIR;
 }
 
+std::filesystem::path hf_fixture(const std::string& name) {
+  return source_dir() / "tests" / "fixtures" / "hf" / name;
+}
+
 std::optional<std::filesystem::path> shared_fixtures() {
   auto path = source_dir().parent_path() / "shared" / "fixtures";
   if (std::filesystem::is_directory(path)) return path;

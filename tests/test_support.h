@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "wgpt/gpu.h"
@@ -14,6 +15,8 @@ namespace wgpt::test {
 
 // The repository root.
 std::filesystem::path source_dir();
+// tests/fixtures/hf/`name`: the HF fixtures the repository holds (copied from ../shared).
+std::filesystem::path hf_fixture(const std::string& name);
 // ../shared/fixtures beside the checkout, when it is there (tests of files that belong to another
 // project skip cleanly without it: GTEST_SKIP() with a message).
 std::optional<std::filesystem::path> shared_fixtures();

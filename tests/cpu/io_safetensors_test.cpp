@@ -92,22 +92,19 @@ TEST(Safetensors, HeaderIsPaddedToEightBytes) {
   }
 }
 
-// HF's own model files: our writer reproduces them byte for byte after our reader read them.
-// (Goldens are not compared: their metadata keys are not in sorted order, which Metadata keeps.)
+// HF's own model files (tests/fixtures/hf): our writer reproduces them byte for byte after our
+// reader read them. (Goldens are not compared: their metadata keys are not in sorted order, which
+// Metadata keeps.)
 TEST(Safetensors, RewritesHfFilesByteIdentically) {
-  const auto shared = test::shared_fixtures();
-  if (!shared) GTEST_SKIP() << "../shared/fixtures is absent";
-  for (const char* name : {"hf/char-tiny/model.safetensors", "hf/gpt2-tiny/model.safetensors"}) {
-    const auto path = *shared / name;
+  for (const char* name : {"char-tiny/model.safetensors", "gpt2-tiny/model.safetensors"}) {
+    const auto path = test::hf_fixture(name);
     const auto file = load_safetensors(path);
     EXPECT_EQ(safetensors_bytes(file.tensors, file.metadata), test::read_bytes(path)) << name;
   }
 }
 
 TEST(Safetensors, ReadsHfGolden) {
-  const auto shared = test::shared_fixtures();
-  if (!shared) GTEST_SKIP() << "../shared/fixtures is absent";
-  const auto golden = load_safetensors(*shared / "hf/gpt2-tiny/golden.safetensors");
+  const auto golden = load_safetensors(test::hf_fixture("gpt2-tiny/golden.safetensors"));
   EXPECT_FALSE(golden.metadata.at("prompt").empty());
   const auto& input_ids = golden.at("input_ids");
   EXPECT_EQ(input_ids.dtype(), DType::i64);

@@ -7,10 +7,6 @@
 namespace wgpt::test {
 namespace {
 
-std::filesystem::path hf_fixture(const char* name) {
-  return source_dir() / "tests" / "fixtures" / "hf" / name;
-}
-
 TEST(ModelGoldenCpu, Gpt2TinyBpeModelWithPrefixedNames) {
   auto model = model::Model::load(hf_fixture("gpt2-tiny"), nullptr);
   expect_matches_golden(model, hf_fixture("gpt2-tiny") / "golden.safetensors");
@@ -23,7 +19,8 @@ TEST(ModelGoldenCpu, CharTinyModelWithHubNamesAndMaskBuffers) {
 
 TEST(ModelGoldenCpu, CouncilExpert0FromFzm) {
   const auto shared = shared_fixtures();
-  if (!shared) GTEST_SKIP() << "../shared/fixtures is absent: the council models belong to another project";
+  if (!shared)
+    GTEST_SKIP() << "../shared/fixtures is absent: the council models belong to another project";
   const auto council = *shared / "forge-council";
   auto model = model::Model::from_tensors(model::Config::load(council),
                                           io::load_fzm(council / "expert0.fzm"), nullptr);

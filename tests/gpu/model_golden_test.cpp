@@ -10,10 +10,6 @@
 namespace wgpt::test {
 namespace {
 
-std::filesystem::path hf_fixture(const char* name) {
-  return source_dir() / "tests" / "fixtures" / "hf" / name;
-}
-
 TEST(ModelGoldenGpu, Gpt2TinyBpeModelWithPrefixedNames) {
   auto model = model::Model::load(hf_fixture("gpt2-tiny"), test::gpu_context());
   expect_matches_golden(model, hf_fixture("gpt2-tiny") / "golden.safetensors");
