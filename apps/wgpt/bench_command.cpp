@@ -27,7 +27,7 @@ struct BenchCommand {
   std::string dtype;
   std::string reductions = "auto";
   std::vector<size_t> product_workgroups = {0};
-  std::vector<std::string> warm_weights = {"off"};
+  std::vector<std::string> warm_weights = {"auto"};
   std::vector<size_t> prompt_lengths = {512};
   std::vector<size_t> generate_tokens = {128};
   size_t generate_prompt = 16;
@@ -89,6 +89,7 @@ gpu::Stats difference(const gpu::Stats& after, const gpu::Stats& before) {
   out.buffers_created = after.buffers_created - before.buffers_created;
   out.bytes_allocated = after.bytes_allocated - before.bytes_allocated;
   out.bind_groups_created = after.bind_groups_created - before.bind_groups_created;
+  out.recording_nanoseconds = after.recording_nanoseconds - before.recording_nanoseconds;
   return out;
 }
 
@@ -102,7 +103,9 @@ std::vector<model::Decoder::Tuning> tunings(const BenchCommand& command) {
     for (const std::string& warm : command.warm_weights) {
       model::Decoder::Tuning tuning = base;
       tuning.product_workgroups = workgroups;
-      tuning.warm_weights = warm == "on";
+      tuning.warm_weights = warm == "on"    ? model::Decoder::Warming::on
+                            : warm == "off" ? model::Decoder::Warming::off
+                                            : model::Decoder::Warming::automatic;
       all.push_back(tuning);
     }
   }
@@ -183,7 +186,8 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
   const std::string name =
       "tg" + std::to_string(tokens) + (probe ? "+probe" : "") +
       (tuning.product_workgroups ? " (" + std::to_string(tuning.product_workgroups) + " wg)" : "") +
-      (tuning.warm_weights ? " warm" : "") + (mode.name.empty() ? "" : " " + mode.name);
+      (decoder && decoder->warms_weights() ? " warm" : "") +
+      (mode.name.empty() ? "" : " " + mode.name);
   Measurement m{name, tokens, {}, {}};
   ProgressLine progress;
   for (size_t r = 0; r <= repetitions; ++r) {
@@ -262,24 +266,26 @@ void report(const BenchCommand& command, const model::Model& model,
     for (const Measurement& m : results) {
       std::vector<double> rates;
       for (double s : m.seconds) rates.push_back(static_cast<double>(m.tokens) / s);
-      out.push_back({{"model", name},
-                     {"params", c.parameter_count()},
-                     {"weights", to_string(model.weight_dtype())},
-                     {"weight_bytes", model.weight_bytes()},
-                     {"backend", command.backend},
-                     {"adapter", adapter},
-                     {"test", m.test},
-                     {"tokens", m.tokens},
-                     {"repetitions", m.seconds.size()},
-                     {"tok_per_s_mean", mean(rates)},
-                     {"tok_per_s_sd", stddev(rates)},
-                     {"ms_per_token", 1000.0 * mean(m.seconds) / static_cast<double>(m.tokens)},
-                     {"ms_total_mean", 1000.0 * mean(m.seconds)},
-                     {"dispatches_per_token", m.per_token(m.counted.dispatches)},
-                     {"submits_per_token", m.per_token(m.counted.submits)},
-                     {"fence_waits_per_token", m.per_token(m.counted.fence_waits)},
-                     {"buffers_created_per_token", m.per_token(m.counted.buffers_created)},
-                     {"bytes_allocated_per_token", m.per_token(m.counted.bytes_allocated)}});
+      out.push_back(
+          {{"model", name},
+           {"params", c.parameter_count()},
+           {"weights", to_string(model.weight_dtype())},
+           {"weight_bytes", model.weight_bytes()},
+           {"backend", command.backend},
+           {"adapter", adapter},
+           {"test", m.test},
+           {"tokens", m.tokens},
+           {"repetitions", m.seconds.size()},
+           {"tok_per_s_mean", mean(rates)},
+           {"tok_per_s_sd", stddev(rates)},
+           {"ms_per_token", 1000.0 * mean(m.seconds) / static_cast<double>(m.tokens)},
+           {"ms_total_mean", 1000.0 * mean(m.seconds)},
+           {"dispatches_per_token", m.per_token(m.counted.dispatches)},
+           {"submits_per_token", m.per_token(m.counted.submits)},
+           {"fence_waits_per_token", m.per_token(m.counted.fence_waits)},
+           {"buffers_created_per_token", m.per_token(m.counted.buffers_created)},
+           {"bytes_allocated_per_token", m.per_token(m.counted.bytes_allocated)},
+           {"host_recording_us_per_token", m.per_token(m.counted.recording_nanoseconds) / 1000.0}});
       // ppN only; null (an empty csv field) elsewhere, so every row has the same columns.
       out.back()["host_ms_mean"] = m.host_seconds.empty()
                                        ? nlohmann::ordered_json()
@@ -300,16 +306,18 @@ void report(const BenchCommand& command, const model::Model& model,
       static_cast<double>(model.weight_bytes()) / (1024.0 * 1024.0), command.backend.c_str(),
       adapter.c_str());
   std::printf(
-      "| test | t/s | ms/token | total ms | dispatches/tok | submits/tok | buffers/tok |\n");
-  std::printf("|---|---:|---:|---:|---:|---:|---:|\n");
+      "| test | t/s | ms/token | total ms | dispatches/tok | submits/tok | buffers/tok | host "
+      "µs/tok |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Measurement& m : results) {
     std::vector<double> rates;
     for (double s : m.seconds) rates.push_back(static_cast<double>(m.tokens) / s);
-    std::printf("| %s | %.1f ± %.1f | %.3f | %.2f | %.1f | %.2f | %.2f |\n", m.test.c_str(),
+    std::printf("| %s | %.1f ± %.1f | %.3f | %.2f | %.1f | %.2f | %.2f | %.1f |\n", m.test.c_str(),
                 mean(rates), stddev(rates),
                 1000.0 * mean(m.seconds) / static_cast<double>(m.tokens), 1000.0 * mean(m.seconds),
                 m.per_token(m.counted.dispatches), m.per_token(m.counted.submits),
-                m.per_token(m.counted.buffers_created));
+                m.per_token(m.counted.buffers_created),
+                m.per_token(m.counted.recording_nanoseconds) / 1000.0);
   }
   // The probe's cost: tgN with it against tgN without, measured one after the other.
   for (size_t i = 1; i < results.size(); ++i) {
@@ -550,10 +558,10 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--warm-weights", command->warm_weights,
                   "Whether the decode kernels warm the next products' weights into the GPU's "
-                  "cache ahead of them: off or on; off,on measures tgN once for each (--profile "
-                  "takes the first)")
+                  "cache ahead of them: auto (q4 weights on a GPU), off or on; off,on measures "
+                  "tgN once for each (--profile takes the first); a warmed row is named so")
       ->delimiter(',')
-      ->check(CLI::IsMember({"off", "on"}))
+      ->check(CLI::IsMember({"auto", "off", "on"}))
       ->capture_default_str();
   sub->add_option("-p,--prompt-tokens", command->prompt_lengths,
                   "ppN: prompt lengths, comma-separated, e.g. 128,512 (0 skips; a length past the "

@@ -32,7 +32,8 @@ void print_kernel_chains(model::Decoder& decoder, size_t cache_length) {
       decoder.time_kernel_chains(kLength, kSeconds);
   std::printf(
       "\nEach decode kernel as one of %zu dependent dispatches in one pass (wall time over %.1f s "
-      "of passes after as long a warm-up, kv_len %zu; its weights stay in cache, so the rows add "
+      "of passes, two in flight, after as long a warm-up, kv_len %zu; its weights stay in cache, "
+      "so the rows add "
       "up to less than a step):\n\n| kernel | µs per dispatch |\n|---|---:|\n",
       kLength, kSeconds, cache_length + 1);
   for (const auto& row : rows) std::printf("| %s | %.2f |\n", row.kernel.c_str(), row.microseconds);

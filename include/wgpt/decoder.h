@@ -41,6 +41,11 @@ class Decoder {
   // How workgroups reduce: with subgroup operations where the adapter has 32-lane subgroups
   // (`automatic`), or with barriers (everywhere; llvmpipe and the browser have no subgroups).
   enum class Reductions { automatic, barrier, subgroup };
+  // Whether extra workgroups of the attention and MLP kernels read the weights of the step's next
+  // products into the GPU's L2 cache ahead of them (ops::decode::Warm). `automatic` warms q4
+  // weights in the GPU layout, the one case where it measured faster (H200: q4 1,409 → 1,504
+  // tok/s; f16 unchanged, f32 and gpt2-medium f16 5–7% slower: docs/benchmarks.md).
+  enum class Warming { automatic, off, on };
   struct Tuning {
     Layout layout = Layout::automatic;
     Reductions reductions = Reductions::automatic;
@@ -48,10 +53,8 @@ class Decoder {
     // take fewer); 0 takes ops::decode::Options' default. `wgpt bench --product-workgroups`
     // measures several.
     size_t product_workgroups = 0;
-    // Extra workgroups of the attention and MLP kernels read the weights of the step's next
-    // products into the GPU's L2 cache ahead of them (ops::decode::Warm). Off until measured to
-    // help: `wgpt bench --warm-weights off,on` compares.
-    bool warm_weights = false;
+    // `wgpt bench --warm-weights off,on` compares.
+    Warming warm_weights = Warming::automatic;
   };
 
   // Binds `cache` (which must belong to `model` and outlive this decoder). Each step's next token
@@ -113,11 +116,15 @@ class Decoder {
       uint32_t token, size_t count, size_t top_n,
       const std::function<bool(uint32_t, const StepTrace&)>& on_step);
 
+  // Whether this decoder's kernels warm the next products' weights (Tuning::warm_weights resolved).
+  bool warms_weights() const;
+
   // Diagnostics (`wgpt bench --profile`; native only): each kind of kernel of a greedy step — the
   // embedding, layer 0's five block kernels, the LM head and the argmax — dispatched `length`
-  // times back to back in one compute pass, as many such passes as fit `seconds` (at least one),
-  // after as many again of the same work (the GPU raises its clocks under load); the wall time
-  // per dispatch. A chain of one kernel shows what a dispatch costs among dependent ones, its own
+  // times back to back in one compute pass, as many such passes as fit `seconds` (at least one,
+  // two in flight, so the host's recording hides behind the GPU's work as in decoding), after as
+  // many again of the same work (the GPU raises its clocks under load); the wall time per
+  // dispatch. A chain of one kernel shows what a dispatch costs among dependent ones, its own
   // chain of latencies plus the device's gap between dispatches, which timestamp queries (a pass
   // per dispatch) inflate. Its weights stay in cache, so the rows add up to less than a step. The
   // step's position is reset before every pass; the cache keeps its length (the next step

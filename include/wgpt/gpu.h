@@ -81,6 +81,10 @@ struct Stats {
   // Dispatches bind their buffers through bind groups, cached by what they bind: a pass that runs
   // again over the same buffers (a prefill of the same length) creates none.
   uint64_t bind_groups_created = 0;
+  // Host time from opening an outermost Scope to its submit's return: recording the commands and
+  // handing them to the queue. Beside a step's wall time, it tells a host-bound loop from a
+  // GPU-bound one.
+  uint64_t recording_nanoseconds = 0;
 };
 
 // GPU time by kernel while kernel timing is on (Context::time_kernels).

@@ -216,7 +216,9 @@ const void* Buffer::id() const { return slot_ ? slot_->handle : nullptr; }
 Scope::Scope(Context& context) : context_(context) { context_.begin_scope(); }
 Scope::~Scope() { context_.end_scope(); }
 
-void Context::begin_scope() { ++impl_->scope_depth; }
+void Context::begin_scope() {
+  if (impl_->scope_depth++ == 0) impl_->scope_opened = std::chrono::steady_clock::now();
+}
 
 void Context::end_scope() {
   if (--impl_->scope_depth > 0) return;
@@ -226,6 +228,10 @@ void Context::end_scope() {
     // A destructor may not throw: the next call on this context raises it.
     impl_->deferred_error = error.what();
   }
+  impl_->stats.recording_nanoseconds +=
+      static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::steady_clock::now() - impl_->scope_opened)
+                                .count());
 }
 
 // ---- Context ----------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 #pragma once
 // The state behind gpu::Context: device handles, caches, pools and the open recording.
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -53,6 +54,7 @@ struct Context::Impl {
 
   // The open recording: one encoder and one compute pass until the outermost scope closes.
   int scope_depth = 0;
+  std::chrono::steady_clock::time_point scope_opened;  // of the outermost scope
   WGPUCommandEncoder encoder = nullptr;
   WGPUComputePassEncoder pass = nullptr;
   std::vector<std::string> recorded_kernels;  // since the last submit, for error messages

@@ -96,12 +96,17 @@ Decoder::Decoder(const Model& model, KvCache& cache, const SamplingOptions& samp
                           ? usable && !options.software
                           : tuning.reductions == Reductions::subgroup;
   if (tuning.product_workgroups) options.product_workgroups = tuning.product_workgroups;
-  bind_kernels(options, tuning.warm_weights);
+  const bool warm = tuning.warm_weights == Warming::automatic
+                        ? !options.software && model.weight_dtype() == DType::q4
+                        : tuning.warm_weights == Warming::on;
+  bind_kernels(options, warm);
   validate(sampling, c);
   if (!sampling.is_greedy() || sampling.adjusts_logits()) {
     p.sampler = std::make_unique<TokenSampler>(model, sampling, p.logits, p.step);
   }
 }
+
+bool Decoder::warms_weights() const { return plan_->warm_sink.numel() > 0; }
 
 void Decoder::bind_kernels(const ops::decode::Options& options, bool warm_weights) {
   namespace decode = ops::decode;
@@ -433,21 +438,31 @@ std::vector<Decoder::KernelChain> Decoder::time_kernel_chains(size_t length, dou
   };
   std::vector<KernelChain> rows;
   for (const ops::decode::Bound* kind : kinds) {
-    // Passes until `seconds` have gone by, each waited for: the wait (tens of µs, the host's
-    // encoding of the next pass not overlapped) is spread over the pass's `length` dispatches.
+    // Passes until `seconds` have gone by, two in flight as decoding keeps them, so that the
+    // host's recording of one pass overlaps the GPU's work on the other: each pass ends with a
+    // readback of the step state's first word, whose arrival says the pass is done.
     auto passes_for = [&](double budget) {
-      size_t passes = 0;
+      size_t submitted = 0, completed = 0;
+      std::optional<Error> failure;
+      auto submit_pass = [&] {
+        start(0);  // the position back at the cache's length (decode_argmax advances it)
+        gpu::Scope scope(*p.context);
+        for (size_t i = 0; i < length; ++i) kind->run();
+        p.context->readback_many_async({gpu::BufferRange(p.step.buffer(), p.step.byte_offset(), 4)},
+                                       [&](Result<std::vector<std::vector<std::byte>>> done) {
+                                         if (!done.ok()) failure = done.error();
+                                         ++completed;
+                                       });
+        ++submitted;
+      };
       const auto from = Clock::now();
       do {
-        start(0);  // the position back at the cache's length (decode_argmax advances it)
-        {
-          gpu::Scope scope(*p.context);
-          for (size_t i = 0; i < length; ++i) kind->run();
-        }
-        p.context->finish();
-        ++passes;
-      } while (seconds_since(from) < budget);
-      return std::pair(passes, seconds_since(from));
+        while (submitted < completed + 2) submit_pass();
+        p.context->poll();
+      } while (!failure && seconds_since(from) < budget);
+      while (completed < submitted) p.context->poll();
+      if (failure) throw *failure;
+      return std::pair(submitted, seconds_since(from));
     };
     passes_for(seconds);  // warm-up
     const auto [passes, spent] = passes_for(seconds);

@@ -16,6 +16,10 @@ node -e "
   const sampled = rows.find((r) => r.test === 'tg4 top-k=5');
   if (sampled.submits_per_token !== 1 || sampled.buffers_created_per_token !== 0)
     throw new Error('a sampled step: ' + JSON.stringify(sampled));
+  // The host's recording time is counted, and is part of the step's wall time.
+  if (!(sampled.host_recording_us_per_token > 0 &&
+        sampled.host_recording_us_per_token < 1000 * sampled.ms_per_token))
+    throw new Error('host recording time: ' + JSON.stringify(sampled));
 " "$scratch/bench.json" || fail "bench --sampling/--score rows are not as documented"
 grep -q "score100 top 5: repetition 1/1" "$scratch/err" || fail "no scoring progress: $(cat "$scratch/err")"
 

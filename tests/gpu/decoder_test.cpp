@@ -84,7 +84,8 @@ TEST_P(DecoderParity, LogitsEqualTheGeneralForwardAtEveryStep) {
   const std::pair<const char*, Decoder::Tuning> tunings[] = {
       {"GPU layout", {.layout = Decoder::Layout::gpu}},
       {"software layout", {.layout = Decoder::Layout::software}},
-      {"GPU layout, weights warmed", {.layout = Decoder::Layout::gpu, .warm_weights = true}}};
+      {"GPU layout, weights warmed",
+       {.layout = Decoder::Layout::gpu, .warm_weights = Decoder::Warming::on}}};
   for (const auto& [name, tuning] : tunings) {
     SCOPED_TRACE(name);
     expect_decoder_equals_forward(model, prompt, tuning);
@@ -284,6 +285,23 @@ TEST(Decoder, KernelChainsTimeEveryKindAndLeaveDecodingAsItWas) {
     return decoder.greedy(4, 8);
   };
   EXPECT_EQ(decode_after(true), decode_after(false));
+}
+
+// Warming is automatic for q4 weights in the GPU layout only (where it measured faster), and
+// either choice can be forced.
+TEST(Decoder, WarmingIsAutomaticForQ4WeightsInTheGpuLayout) {
+  using enum Decoder::Warming;
+  auto warms = [](DType dtype, Decoder::Layout layout, Decoder::Warming warming) {
+    const Model model = Model::load(fixture("gpt2-tiny"), test::gpu_context(), {.weights = dtype});
+    KvCache cache = model.new_cache();
+    return Decoder(model, cache, {.layout = layout, .warm_weights = warming}).warms_weights();
+  };
+  EXPECT_TRUE(warms(DType::q4, Decoder::Layout::gpu, automatic));
+  EXPECT_FALSE(warms(DType::q4, Decoder::Layout::software, automatic));
+  EXPECT_FALSE(warms(DType::f32, Decoder::Layout::gpu, automatic));
+  EXPECT_FALSE(warms(DType::f16, Decoder::Layout::gpu, automatic));
+  EXPECT_FALSE(warms(DType::q4, Decoder::Layout::gpu, off));
+  EXPECT_TRUE(warms(DType::f32, Decoder::Layout::software, on));
 }
 
 TEST(Decoder, RefusesAFullContextAndBadIds) {
