@@ -94,7 +94,8 @@ std::vector<Mode> modes() {
 }
 
 TEST(TokenSampler, ChoosesTheReferenceTokenInEveryMode) {
-  for (size_t vocab : {257u, 9001u}) {
+  // 33001: 33 slices of 1024, more than one step of a settle's 16 and a partial one after them.
+  for (size_t vocab : {257u, 9001u, 33001u}) {
     const Model model = tiny_model(vocab);
     for (const Mode& mode : modes()) {
       SCOPED_TRACE(std::string(mode.name) + ", vocabulary " + std::to_string(vocab));

@@ -30,6 +30,8 @@ struct SearchParams {
   slot: u32,         // where this pass stores the settled one
 }
 
+const SETTLE_SLICES: u32 = 16u;
+
 var<workgroup> settled: Search;
 
 // The fewest of `ties` tokens of weight q whose mass reaches `need` (≤ ties · q).
@@ -59,23 +61,27 @@ fn settle(local: u32, largest: f32) -> Search {
   let digit = 255u - local;  // thread order is rank order: the highest digit first
   var count = 0u;
   var mass = vec2<u32>(0u, 0u);
-  // Four slices per step: their twelve loads go out together instead of one slice's at a time.
-  var g = 0u;
-  for (; g + 4u <= params.groups; g += 4u) {
-    var words: array<vec3<u32>, 4>;
-    for (var j = 0u; j < 4u; j++) {
-      let at = ((g + j) * 256u + digit) * 3u;
-      words[j] = vec3<u32>(partials_in[at], partials_in[at + 1u], partials_in[at + 2u]);
+  // A settle is a chain of L2 round trips, one per step of this loop: sixteen slices per step put
+  // their loads in flight together (48 words, or 16 for a count search, whose histograms hold no
+  // mass), so GPT-2's 50 slices take four round trips (four slices per step took fourteen).
+  for (var g = 0u; g < params.groups; g += SETTLE_SLICES) {
+    var counts: array<u32, SETTLE_SLICES>;
+    var masses: array<vec2<u32>, SETTLE_SLICES>;
+    for (var j = 0u; j < SETTLE_SLICES; j++) {
+      counts[j] = 0u;
+      masses[j] = vec2<u32>(0u, 0u);
+      if (g + j < params.groups) {
+        let at = ((g + j) * 256u + digit) * 3u;
+        counts[j] = partials_in[at];
+        if (mass_search) {
+          masses[j] = vec2<u32>(partials_in[at + 1u], partials_in[at + 2u]);
+        }
+      }
     }
-    for (var j = 0u; j < 4u; j++) {
-      count += words[j].x;
-      mass = add64(mass, words[j].yz);
+    for (var j = 0u; j < SETTLE_SLICES; j++) {
+      count += counts[j];
+      mass = add64(mass, masses[j]);
     }
-  }
-  for (; g < params.groups; g++) {
-    let at = (g * 256u + digit) * 3u;
-    count += partials_in[at];
-    mass = add64(mass, vec2<u32>(partials_in[at + 1u], partials_in[at + 2u]));
   }
   // Top-p within top-k: of the tokens with top-k's cut key, only cut_kept are in play.
   if (mass_search && s.cut_kept < s.cut_ties && (s.cut_key & prefix_mask(level)) == s.prefix &&
