@@ -10,13 +10,10 @@
 namespace wgpt::generate {
 namespace {
 
-std::filesystem::path char_fixture() {
-  return test::source_dir() / "tests" / "fixtures" / "hf" / "char-tiny";
-}
-
 struct Fixture {
-  model::Model model = model::Model::load(char_fixture());
-  std::unique_ptr<tokenizer::Tokenizer> tokenizer = tokenizer::load_tokenizer(char_fixture());
+  model::Model model = model::Model::load(test::hf_fixture("char-tiny"));
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer =
+      tokenizer::load_tokenizer(test::hf_fixture("char-tiny"));
 };
 
 GenerateResult greedy(const Fixture& f, std::span<const uint32_t> prompt, size_t tokens,

@@ -25,7 +25,7 @@ void expect_same(const io::TensorIndex& index, const io::TensorIndex& loaded) {
 }
 
 TEST(IoIndex, ListsWhatLoadingGivesForEveryFormat) {
-  const auto safetensors = test::source_dir() / "tests/fixtures/hf/char-tiny/model.safetensors";
+  const auto safetensors = test::hf_fixture("char-tiny") / "model.safetensors";
   const auto fzm = test::source_dir() / "assets/brown-char/model.fzm";
   for (const auto& path : {safetensors, fzm}) {
     SCOPED_TRACE(path.string());
@@ -59,7 +59,7 @@ TEST(IoIndex, AgreesWithTheLoaderOnEveryCommittedFuzzInput) {
 }
 
 TEST(IoIndex, ChecksACheckpointAgainstItsConfigWithoutItsData) {
-  const auto dir = test::source_dir() / "tests/fixtures/hf/char-tiny";
+  const auto dir = test::hf_fixture("char-tiny");
   model::Config config = model::Config::load(dir);
   const io::TensorIndex index = io::read_index(dir / "model.safetensors");
   EXPECT_NO_THROW(model::check_checkpoint(config, index));

@@ -19,12 +19,8 @@
 namespace wgpt::model {
 namespace {
 
-std::filesystem::path fixture(const char* name) {
-  return test::source_dir() / "tests/fixtures/hf" / name;
-}
-
 std::vector<uint32_t> golden_prompt(const char* name) {
-  const io::TensorFile golden = io::load_safetensors(fixture(name) / "golden.safetensors");
+  const io::TensorFile golden = io::load_safetensors(test::hf_fixture(name) / "golden.safetensors");
   std::vector<uint32_t> ids;
   for (const int64_t id : golden.at("input_ids").ints()) ids.push_back(static_cast<uint32_t>(id));
   return ids;
@@ -62,8 +58,8 @@ Model write_and_reload(const Model& model, const tokenizer::Vocabulary& vocabula
 
 TEST(ModelFiles, GgufF32KeepsEveryWeightAndTheVocabulary) {
   test::ScratchDir dir;
-  const Model source = Model::load(fixture("gpt2-tiny"));
-  const tokenizer::Vocabulary vocabulary = load_vocabulary(fixture("gpt2-tiny"));
+  const Model source = Model::load(test::hf_fixture("gpt2-tiny"));
+  const tokenizer::Vocabulary vocabulary = load_vocabulary(test::hf_fixture("gpt2-tiny"));
   const Model reloaded = write_and_reload(source, vocabulary, dir / "tiny.gguf", io::DType::f32);
   const Config &was = source.config(), &is = reloaded.config();
   EXPECT_EQ(
@@ -83,13 +79,13 @@ TEST(ModelFiles, GgufF32KeepsEveryWeightAndTheVocabulary) {
   EXPECT_EQ(read.tokens, vocabulary.tokens);
   EXPECT_EQ(read.merges, vocabulary.merges);
   // The vocabulary from GGUF metadata tokenizes as the files do.
-  const auto from_files = tokenizer::load_tokenizer(fixture("gpt2-tiny"));
+  const auto from_files = tokenizer::load_tokenizer(test::hf_fixture("gpt2-tiny"));
   const auto from_gguf = tokenizer::make_tokenizer(read);
   const std::string text = "Hello, world! It's 2024 — naïve café <|endoftext|> 🤖";
   EXPECT_EQ(from_gguf->encode(text), from_files->encode(text));
   EXPECT_EQ(from_gguf->eos_id(), from_files->eos_id());
   // The model from GGUF equals HF transformers on the fixture, as the safetensors one does.
-  test::expect_matches_golden(reloaded, fixture("gpt2-tiny") / "golden.safetensors");
+  test::expect_matches_golden(reloaded, test::hf_fixture("gpt2-tiny") / "golden.safetensors");
 }
 
 // Greedy tokens from F32, F16 and Q8_0 GGUF files equal those of the safetensors source; Q4_0's
@@ -99,8 +95,8 @@ TEST(ModelFiles, GgufF32KeepsEveryWeightAndTheVocabulary) {
 TEST(ModelFiles, GgufGreedyTokensMatchTheSourcePerStoredType) {
   test::ScratchDir dir;
   for (const char* name : {"gpt2-tiny", "char-tiny"}) {
-    const Model source = Model::load(fixture(name));
-    const tokenizer::Vocabulary vocabulary = load_vocabulary(fixture(name));
+    const Model source = Model::load(test::hf_fixture(name));
+    const tokenizer::Vocabulary vocabulary = load_vocabulary(test::hf_fixture(name));
     const std::vector<uint32_t> prompt = golden_prompt(name);
     const std::vector<uint32_t> expected = greedy(source, prompt, 24);
     for (const io::DType dtype : {io::DType::f32, io::DType::f16, io::DType::q8_0}) {
@@ -120,8 +116,8 @@ TEST(ModelFiles, GgufGreedyTokensMatchTheSourcePerStoredType) {
 
 TEST(ModelFiles, GgufOfACharacterModelKeepsItsVocabulary) {
   test::ScratchDir dir;
-  const Model source = Model::load(fixture("char-tiny"));
-  const tokenizer::Vocabulary vocabulary = load_vocabulary(fixture("char-tiny"));
+  const Model source = Model::load(test::hf_fixture("char-tiny"));
+  const tokenizer::Vocabulary vocabulary = load_vocabulary(test::hf_fixture("char-tiny"));
   ASSERT_EQ(vocabulary.kind, tokenizer::Vocabulary::Kind::characters);
   save_model(source, vocabulary, dir / "char.gguf", {.format = io::Format::gguf});
   const tokenizer::Vocabulary read = load_vocabulary(dir / "char.gguf");
@@ -132,8 +128,8 @@ TEST(ModelFiles, GgufOfACharacterModelKeepsItsVocabulary) {
 
 TEST(ModelFiles, GgufNamesAndLayoutAreLlamaCpps) {
   test::ScratchDir dir;
-  const Model source = Model::load(fixture("char-tiny"));
-  save_model(source, load_vocabulary(fixture("char-tiny")), dir / "c.gguf",
+  const Model source = Model::load(test::hf_fixture("char-tiny"));
+  save_model(source, load_vocabulary(test::hf_fixture("char-tiny")), dir / "c.gguf",
              {.format = io::Format::gguf, .matrices = io::DType::q8_0});
   const io::GgufFile file = io::load_gguf(dir / "c.gguf");
   EXPECT_EQ(file.text("general.architecture"), "gpt2");
@@ -174,8 +170,9 @@ TEST(ModelFiles, GgufThatIsNotGpt2IsRefusedByName) {
 void write_shards(
     const std::filesystem::path& dir,
     const std::function<void(nlohmann::json&)>& edit = [](nlohmann::json&) {}) {
-  std::filesystem::copy(fixture("char-tiny") / "config.json", dir / "config.json");
-  const io::TensorFile all = io::load_safetensors(fixture("char-tiny") / "model.safetensors");
+  std::filesystem::copy(test::hf_fixture("char-tiny") / "config.json", dir / "config.json");
+  const io::TensorFile all =
+      io::load_safetensors(test::hf_fixture("char-tiny") / "model.safetensors");
   const size_t half = all.tensors.size() / 2;  // h.0.* in the first shard (names are sorted)
   io::save_safetensors(dir / "model-00001-of-00002.safetensors",
                        std::span(all.tensors).first(half));
@@ -195,7 +192,7 @@ TEST(ModelFiles, ShardedSafetensorsLoadLikeOneFile) {
   test::ScratchDir dir;
   write_shards(dir.path());
   const Model sharded = Model::load(dir.path());
-  test::expect_matches_golden(sharded, fixture("char-tiny") / "golden.safetensors");
+  test::expect_matches_golden(sharded, test::hf_fixture("char-tiny") / "golden.safetensors");
 }
 
 TEST(ModelFiles, ShardIndexMistakesAreNamed) {
@@ -268,7 +265,7 @@ std::filesystem::path add_to_cache(const std::filesystem::path& hub, const std::
   std::filesystem::create_directories(model / "blobs");
   for (const char* name : {"config.json", "model.safetensors", "vocab.json"}) {
     const auto blob = model / "blobs" / (revision + "-" + name);
-    std::filesystem::copy_file(fixture("char-tiny") / name, blob,
+    std::filesystem::copy_file(test::hf_fixture("char-tiny") / name, blob,
                                std::filesystem::copy_options::overwrite_existing);
     std::filesystem::create_symlink(std::filesystem::path("../../blobs") / blob.filename(),
                                     snapshot / name);
@@ -288,7 +285,7 @@ TEST(ModelFiles, HubIdsResolveInTheHuggingFaceCache) {
   const auto only = add_to_cache(hub, "models--someone--tiny", "0123abcd");
   EXPECT_EQ(find_in_hf_cache("someone/tiny"), only);
   test::expect_matches_golden(Model::load(*find_in_hf_cache("someone/tiny")),
-                              fixture("char-tiny") / "golden.safetensors");
+                              test::hf_fixture("char-tiny") / "golden.safetensors");
 
   // A second snapshot: refs/main decides, and without it the choice is an error naming both.
   const auto newer = add_to_cache(hub, "models--someone--tiny", "4567ef01");

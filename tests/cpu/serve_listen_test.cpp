@@ -45,7 +45,7 @@ size_t connections_completed(int port, size_t count, int wait_ms) {
 }
 
 TEST(ServeListen, ABurstOfConnectionsIsQueuedUntilAccepted) {
-  const auto dir = source_dir() / "tests/fixtures/hf/char-tiny";
+  const auto dir = hf_fixture("char-tiny");
   const model::Model model = model::Model::load(dir);
   const auto tokenizer = tokenizer::load_tokenizer(dir);
   serve::Server server(model, *tokenizer, {.port = 0, .parallel = 1});

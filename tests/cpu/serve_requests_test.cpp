@@ -17,7 +17,7 @@ using serve::GenerationRequest;
 class ServeRequests : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    bpe_ = tokenizer::load_tokenizer(source_dir() / "tests/fixtures/hf/gpt2-tiny").release();
+    bpe_ = tokenizer::load_tokenizer(hf_fixture("gpt2-tiny")).release();
   }
   static void TearDownTestSuite() { delete bpe_; }
 
@@ -227,7 +227,7 @@ TEST_F(ServeRequests, BadChats) {
 }
 
 TEST_F(ServeRequests, TextOutsideACharacterVocabulary) {
-  const auto characters = tokenizer::load_tokenizer(source_dir() / "tests/fixtures/hf/char-tiny");
+  const auto characters = tokenizer::load_tokenizer(hf_fixture("char-tiny"));
   const serve::ServedModel model{"char", *characters, 64, characters->vocab_size()};
   expect_refused(
       [&] { serve::parse_completion_request(nlohmann::json::parse(R"({"prompt": "é"})"), model); },

@@ -22,7 +22,7 @@ class ServeResponse : public ::testing::Test {
  protected:
   // The GPT-2 tokenizer takes a while to load: once for the suite.
   static void SetUpTestSuite() {
-    tokenizer_ = tokenizer::load_tokenizer(source_dir() / "tests/fixtures/hf/gpt2-tiny").release();
+    tokenizer_ = tokenizer::load_tokenizer(hf_fixture("gpt2-tiny")).release();
   }
   static void TearDownTestSuite() { delete tokenizer_; }
 

@@ -176,7 +176,7 @@ TEST(BpeTokenizer, TokenizerJsonEncodesTheSame) {
 }
 
 TEST(BpeTokenizer, LoadsAModelDirectory) {
-  const auto tokenizer = load_tokenizer(test::source_dir() / "tests/fixtures/hf/gpt2-tiny");
+  const auto tokenizer = load_tokenizer(test::hf_fixture("gpt2-tiny"));
   EXPECT_EQ(tokenizer->kind(), "bpe");
   expect_encodes_every_case(*tokenizer);
 }

@@ -11,12 +11,8 @@
 namespace wgpt::tokenizer {
 namespace {
 
-std::filesystem::path char_model_dir() {
-  return test::source_dir() / "tests/fixtures/hf/char-tiny";
-}
-
 TEST(CharTokenizer, ReadsTheShakespeareVocabulary) {
-  const auto tokenizer = load_tokenizer(char_model_dir());
+  const auto tokenizer = load_tokenizer(test::hf_fixture("char-tiny"));
   EXPECT_EQ(tokenizer->kind(), "char");
   EXPECT_EQ(tokenizer->vocab_size(), 65u);
   EXPECT_EQ(tokenizer->eos_id(), std::nullopt);
@@ -29,7 +25,7 @@ TEST(CharTokenizer, ReadsTheShakespeareVocabulary) {
 }
 
 TEST(CharTokenizer, UnknownCharacterIsNamedWithItsPosition) {
-  const auto tokenizer = load_tokenizer(char_model_dir());
+  const auto tokenizer = load_tokenizer(test::hf_fixture("char-tiny"));
   try {
     tokenizer->encode("caf\xc3\xa9!");
     FAIL() << "no error";
@@ -45,18 +41,21 @@ TEST(CharTokenizer, UnknownCharacterIsNamedWithItsPosition) {
 
 TEST(CharTokenizer, UnknownCharactersAreReplacedOrSkippedWhenAsked) {
   const std::string text = "caf\xc3\xa9 #3!";  // é and # are not in the vocabulary
-  const auto replaced = load_tokenizer(
-      char_model_dir(), {.unknown_characters = UnknownCharacters::replace, .replacement = "?"});
+  const auto replaced =
+      load_tokenizer(test::hf_fixture("char-tiny"),
+                     {.unknown_characters = UnknownCharacters::replace, .replacement = "?"});
   EXPECT_EQ(replaced->decode(replaced->encode(text)), "caf? ?3!");
-  const auto by_space = load_tokenizer(
-      char_model_dir(), {.unknown_characters = UnknownCharacters::replace, .replacement = " "});
+  const auto by_space =
+      load_tokenizer(test::hf_fixture("char-tiny"),
+                     {.unknown_characters = UnknownCharacters::replace, .replacement = " "});
   EXPECT_EQ(by_space->decode(by_space->encode(text)), "caf   3!");
-  const auto skipped =
-      load_tokenizer(char_model_dir(), {.unknown_characters = UnknownCharacters::skip});
+  const auto skipped = load_tokenizer(test::hf_fixture("char-tiny"),
+                                      {.unknown_characters = UnknownCharacters::skip});
   EXPECT_EQ(skipped->decode(skipped->encode(text)), "caf 3!");
   EXPECT_EQ(skipped->encode("\xc3\xa9#"), std::vector<uint32_t>{});
   // Known text encodes the same whatever the policy; invalid UTF-8 stays an error.
-  EXPECT_EQ(skipped->encode("ROMEO:"), load_tokenizer(char_model_dir())->encode("ROMEO:"));
+  EXPECT_EQ(skipped->encode("ROMEO:"),
+            load_tokenizer(test::hf_fixture("char-tiny"))->encode("ROMEO:"));
   EXPECT_THROW(skipped->encode("bad \xff"), Error);
   EXPECT_THROW(replaced->encode("bad \xff"), Error);
 }
@@ -64,8 +63,9 @@ TEST(CharTokenizer, UnknownCharactersAreReplacedOrSkippedWhenAsked) {
 TEST(CharTokenizer, AReplacementOutsideTheVocabularyIsAnError) {
   for (const std::string replacement : {"#", "", "ab", "\xff"}) {
     try {
-      load_tokenizer(char_model_dir(), {.unknown_characters = UnknownCharacters::replace,
-                                        .replacement = replacement});
+      load_tokenizer(
+          test::hf_fixture("char-tiny"),
+          {.unknown_characters = UnknownCharacters::replace, .replacement = replacement});
       FAIL() << "replacement '" << replacement << "' accepted";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("not one of the vocabulary's 65 characters"),
@@ -74,11 +74,11 @@ TEST(CharTokenizer, AReplacementOutsideTheVocabularyIsAnError) {
     }
   }
   // Only `replace` reads the replacement.
-  EXPECT_NO_THROW(load_tokenizer(char_model_dir(), {.replacement = "#"}));
+  EXPECT_NO_THROW(load_tokenizer(test::hf_fixture("char-tiny"), {.replacement = "#"}));
 }
 
 TEST(CharTokenizer, DecodeRejectsIdsOutsideTheVocabulary) {
-  const auto tokenizer = load_tokenizer(char_model_dir());
+  const auto tokenizer = load_tokenizer(test::hf_fixture("char-tiny"));
   EXPECT_EQ(tokenizer->decode(std::vector<uint32_t>{64}), "z");
   EXPECT_THROW(tokenizer->decode(std::vector<uint32_t>{1, 65}), Error);
   EXPECT_THROW(tokenizer->token_bytes(65), Error);

@@ -219,7 +219,7 @@ std::vector<std::vector<uint32_t>> runs(serve::StepEngine& engine,
 // samplers on the GPU), and a sampled slot that reports its top tokens for one step in between
 // (on the host that step). The same tokens for the same seeds.
 TEST(BatchedEngine, TokensAreTheSequentialEngines) {
-  const auto dir = test::source_dir() / "tests/fixtures/hf/char-tiny";
+  const auto dir = test::hf_fixture("char-tiny");
   const Model model = Model::load(dir, test::gpu_context());
   const auto tokenizer = tokenizer::load_tokenizer(dir);
   const std::vector<std::vector<uint32_t>> prompts = {

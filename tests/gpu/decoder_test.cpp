@@ -13,10 +13,6 @@
 namespace wgpt::model {
 namespace {
 
-std::filesystem::path fixture(const char* name) {
-  return test::source_dir() / "tests" / "fixtures" / "hf" / name;
-}
-
 uint32_t argmax(const std::vector<float>& row) {
   return static_cast<uint32_t>(std::max_element(row.begin(), row.end()) - row.begin());
 }
@@ -28,7 +24,7 @@ float max_difference(const std::vector<float>& a, const std::vector<float>& b) {
 }
 
 std::vector<uint32_t> golden_ids(const char* model, const char* name) {
-  io::TensorFile golden = io::load_safetensors(fixture(model) / "golden.safetensors");
+  io::TensorFile golden = io::load_safetensors(test::hf_fixture(model) / "golden.safetensors");
   std::vector<uint32_t> ids;
   for (int64_t id : golden.at(name).ints()) ids.push_back(static_cast<uint32_t>(id));
   return ids;
@@ -37,7 +33,7 @@ std::vector<uint32_t> golden_ids(const char* model, const char* name) {
 // A fixture's model with its golden prompt prefilled by the general path, and HF's greedy ids.
 struct Prefilled {
   explicit Prefilled(const char* name)
-      : model(Model::load(fixture(name), test::gpu_context())),
+      : model(Model::load(test::hf_fixture(name), test::gpu_context())),
         prompt(golden_ids(name, "input_ids")),
         expected(golden_ids(name, "greedy_ids")),
         cache(model.new_cache()),
@@ -78,7 +74,7 @@ void expect_decoder_equals_forward(const Model& model, const std::vector<uint32_
 class DecoderParity : public testing::TestWithParam<const char*> {};
 
 TEST_P(DecoderParity, LogitsEqualTheGeneralForwardAtEveryStep) {
-  const Model model = Model::load(fixture(GetParam()), test::gpu_context());
+  const Model model = Model::load(test::hf_fixture(GetParam()), test::gpu_context());
   ASSERT_TRUE(Decoder::supported(model));
   const std::vector<uint32_t> prompt = golden_ids(GetParam(), "input_ids");
   const std::pair<const char*, Decoder::Tuning> tunings[] = {
@@ -93,7 +89,7 @@ TEST_P(DecoderParity, LogitsEqualTheGeneralForwardAtEveryStep) {
 }
 
 TEST_P(DecoderParity, GreedyIdsEqualHfTransformers) {
-  const Model model = Model::load(fixture(GetParam()), test::gpu_context());
+  const Model model = Model::load(test::hf_fixture(GetParam()), test::gpu_context());
   const std::vector<uint32_t> prompt = golden_ids(GetParam(), "input_ids");
   const std::vector<uint32_t> expected = golden_ids(GetParam(), "greedy_ids");
   KvCache cache = model.new_cache();
@@ -123,7 +119,7 @@ TEST_P(DecoderParity, PipelinedGreedyGivesTheSameTokensAndStopsWhenAsked) {
 }
 
 TEST_P(DecoderParity, TracedStepsEqualTheGeneralProbe) {
-  const Model model = Model::load(fixture(GetParam()), test::gpu_context());
+  const Model model = Model::load(test::hf_fixture(GetParam()), test::gpu_context());
   const std::vector<uint32_t> prompt = golden_ids(GetParam(), "input_ids");
   KvCache fast = model.new_cache(), reference = model.new_cache();
   model.forward(prompt, fast, {.all_logits = false});
@@ -216,7 +212,7 @@ TEST(Decoder, WideModelsAndLongContextsEqualTheGeneralForward) {
 }
 
 TEST(Decoder, AGreedyStepIsOneSubmitOneWaitAndNoNewBuffers) {
-  const Model model = Model::load(fixture("char-tiny"), test::gpu_context());
+  const Model model = Model::load(test::hf_fixture("char-tiny"), test::gpu_context());
   KvCache cache = model.new_cache();
   const uint32_t prompt[] = {1, 2, 3};
   model.forward(prompt, cache, {.all_logits = false});
@@ -232,7 +228,7 @@ TEST(Decoder, AGreedyStepIsOneSubmitOneWaitAndNoNewBuffers) {
 }
 
 TEST(Decoder, ATracedStepIsOneSubmitOneWaitAndNoNewBuffers) {
-  const Model model = Model::load(fixture("char-tiny"), test::gpu_context());
+  const Model model = Model::load(test::hf_fixture("char-tiny"), test::gpu_context());
   KvCache cache = model.new_cache();
   const uint32_t prompt[] = {1, 2, 3};
   model.forward(prompt, cache, {.all_logits = false});
@@ -263,7 +259,7 @@ TEST(Decoder, ATracedStepIsOneSubmitOneWaitAndNoNewBuffers) {
 }
 
 TEST(Decoder, KernelChainsTimeEveryKindAndLeaveDecodingAsItWas) {
-  const Model model = Model::load(fixture("char-tiny"), test::gpu_context());
+  const Model model = Model::load(test::hf_fixture("char-tiny"), test::gpu_context());
   const uint32_t prompt[] = {1, 2, 3};
   auto decode_after = [&](bool chains) {
     KvCache cache = model.new_cache();
@@ -292,7 +288,8 @@ TEST(Decoder, KernelChainsTimeEveryKindAndLeaveDecodingAsItWas) {
 TEST(Decoder, WarmingIsAutomaticForQ4WeightsInTheGpuLayout) {
   using enum Decoder::Warming;
   auto warms = [](DType dtype, Decoder::Layout layout, Decoder::Warming warming) {
-    const Model model = Model::load(fixture("gpt2-tiny"), test::gpu_context(), {.weights = dtype});
+    const Model model =
+        Model::load(test::hf_fixture("gpt2-tiny"), test::gpu_context(), {.weights = dtype});
     KvCache cache = model.new_cache();
     return Decoder(model, cache, {.layout = layout, .warm_weights = warming}).warms_weights();
   };
@@ -305,7 +302,7 @@ TEST(Decoder, WarmingIsAutomaticForQ4WeightsInTheGpuLayout) {
 }
 
 TEST(Decoder, RefusesAFullContextAndBadIds) {
-  const Model model = Model::load(fixture("char-tiny"), test::gpu_context());
+  const Model model = Model::load(test::hf_fixture("char-tiny"), test::gpu_context());
   KvCache cache = model.new_cache();
   std::vector<uint32_t> prompt(model.config().n_ctx, 1);
   model.forward(prompt, cache, {.all_logits = false});

@@ -14,10 +14,6 @@
 namespace wgpt::generate {
 namespace {
 
-std::filesystem::path fixture(const char* name) {
-  return test::source_dir() / "tests" / "fixtures" / "hf" / name;
-}
-
 struct Mode {
   const char* name;
   SamplingOptions options;
@@ -55,9 +51,9 @@ GenerateResult run(const model::Model& model, const tokenizer::Tokenizer& tokeni
 // The CPU backend's and the GPU's tokens agree up to the first step where they differ, and there
 // the CPU reference's choice lay within the tolerance of an edge.
 void expect_backends_agree(const char* name, const char* prompt_text, size_t tokens) {
-  const auto tokenizer = tokenizer::load_tokenizer(fixture(name));
-  const model::Model cpu = model::Model::load(fixture(name));
-  const model::Model gpu = model::Model::load(fixture(name), test::gpu_context());
+  const auto tokenizer = tokenizer::load_tokenizer(test::hf_fixture(name));
+  const model::Model cpu = model::Model::load(test::hf_fixture(name));
+  const model::Model gpu = model::Model::load(test::hf_fixture(name), test::gpu_context());
   ASSERT_TRUE(model::Decoder::supported(gpu));
   const std::vector<uint32_t> prompt = tokenizer->encode(prompt_text);
   for (const Mode& mode : modes()) {
@@ -90,8 +86,8 @@ TEST(SampledGeneration, GpuTokensEqualTheCpuBackendsOnTheBpeFixture) {
 // generate(), generate_traced() and generate_traced_async() run the same decoder and choose with
 // the same kernels: the same tokens, to the last.
 TEST(SampledGeneration, EveryEntryPointGivesTheSameTokens) {
-  const auto tokenizer = tokenizer::load_tokenizer(fixture("char-tiny"));
-  const model::Model model = model::Model::load(fixture("char-tiny"), test::gpu_context());
+  const auto tokenizer = tokenizer::load_tokenizer(test::hf_fixture("char-tiny"));
+  const model::Model model = model::Model::load(test::hf_fixture("char-tiny"), test::gpu_context());
   const std::vector<uint32_t> prompt = tokenizer->encode("JULIET:");
   for (const Mode& mode : modes()) {
     SCOPED_TRACE(mode.name);
@@ -121,7 +117,7 @@ TEST(SampledGeneration, EveryEntryPointGivesTheSameTokens) {
 // A sampled step is the greedy step's work with the sampler's dispatches in place of the argmax:
 // one submit, one fence wait, no buffer created.
 TEST(SampledGeneration, ASampledStepIsOneSubmitOneWaitAndNoNewBuffers) {
-  const model::Model model = model::Model::load(fixture("char-tiny"), test::gpu_context());
+  const model::Model model = model::Model::load(test::hf_fixture("char-tiny"), test::gpu_context());
   model::KvCache cache = model.new_cache();
   std::vector<uint32_t> context = {1, 2, 3};
   model.forward(context, cache, {.all_logits = false});
@@ -143,7 +139,7 @@ TEST(SampledGeneration, ASampledStepIsOneSubmitOneWaitAndNoNewBuffers) {
 }
 
 TEST(SampledGeneration, TheDecoderChecksItsOptionsAndContext) {
-  const model::Model model = model::Model::load(fixture("char-tiny"), test::gpu_context());
+  const model::Model model = model::Model::load(test::hf_fixture("char-tiny"), test::gpu_context());
   model::KvCache cache = model.new_cache();
   EXPECT_THROW(model::Decoder(model, cache, SamplingOptions{.top_p = 0.0f}), Error);
   const std::vector<uint32_t> prompt = {1, 2, 3};

@@ -16,10 +16,6 @@
 namespace wgpt::test {
 namespace {
 
-std::filesystem::path hf_fixture(const char* name) {
-  return source_dir() / "tests" / "fixtures" / "hf" / name;
-}
-
 // About four times the largest difference from HF's fp32 values measured on the two fixtures
 // (llvmpipe). A weight in f16 is off by up to 2^-11 of itself, in bf16 by 2^-8, and the logits of
 // the fixtures reach ~1-10: f16 measured logits 3.5e-4, attention 5.7e-6, hidden states 8.8e-4,
