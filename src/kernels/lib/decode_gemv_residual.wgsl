@@ -8,6 +8,11 @@
 fn add_gemv_to_residual(group: u32) {
   let role = gemv_role(group, params.tx);
   gemv_prefetch(role, params.k, params.n8);
+  add_prefetched_gemv_to_residual(role);
+}
+
+// add_gemv_to_residual after its gemv_prefetch (for an includer with work between them).
+fn add_prefetched_gemv_to_residual(role: GemvRole) {
   // The epilogue's inputs are loaded now too, so that their latency overlaps the product's.
   let at = min(role.column8, params.n8 - 1u) * 2u;
   let bias_lo = bias[at];
