@@ -119,7 +119,10 @@ Measurement measure(const std::string& test, size_t tokens, size_t warmup, size_
                     const model::Model& model, Body body) {
   Measurement m{test, tokens, {}, {}};
   ProgressLine progress;
-  for (size_t w = 0; w < warmup; ++w) body();
+  for (size_t w = 0; w < warmup; ++w) {
+    progress.update(test + ": warm-up " + std::to_string(w + 1) + "/" + std::to_string(warmup));
+    body();
+  }
   for (size_t r = 0; r < repetitions; ++r) {
     const gpu::Stats before = model.on_gpu() ? model.context()->stats() : gpu::Stats{};
     const auto start = std::chrono::steady_clock::now();
@@ -163,7 +166,7 @@ struct Mode {
   model::SamplingOptions options;
 };
 
-Measurement token_generation(const model::Model& model, size_t prompt, size_t tokens,
+Measurement token_generation(const model::Model& model, size_t prompt, size_t tokens, size_t warmup,
                              size_t repetitions, bool probe, const Mode& mode,
                              const model::Decoder::Tuning& tuning) {
   const std::vector<uint32_t> ids = bench_ids(prompt, model.config().vocab_size);
@@ -190,7 +193,10 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
       (mode.name.empty() ? "" : " " + mode.name);
   Measurement m{name, tokens, {}, {}};
   ProgressLine progress;
-  for (size_t r = 0; r <= repetitions; ++r) {
+  for (size_t r = 0; r < warmup + repetitions; ++r) {
+    if (r < warmup) {
+      progress.update(m.test + ": warm-up " + std::to_string(r + 1) + "/" + std::to_string(warmup));
+    }
     prefill();
     const gpu::Stats before = model.on_gpu() ? model.context()->stats() : gpu::Stats{};
     const auto start = std::chrono::steady_clock::now();
@@ -211,10 +217,10 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (r == 0) continue;  // warm-up
+    if (r < warmup) continue;
     m.seconds.push_back(seconds);
     if (model.on_gpu()) m.counted = difference(model.context()->stats(), before);
-    progress.update(m.test + ": repetition " + std::to_string(r) + "/" +
+    progress.update(m.test + ": repetition " + std::to_string(r - warmup + 1) + "/" +
                     std::to_string(repetitions));
   }
   progress.done();
@@ -489,7 +495,7 @@ void run(const BenchCommand& command) {
       for (const Mode& mode : modes) {
         for (bool probe : {false, true}) {
           if (probe && !command.probe) break;
-          results.push_back(token_generation(model, command.generate_prompt, tokens,
+          results.push_back(token_generation(model, command.generate_prompt, tokens, command.warmup,
                                              command.repetitions, probe, mode, tuning));
         }
       }
@@ -581,7 +587,8 @@ void add_bench_command(CLI::App& app) {
       ->check(whole_number(1, 1000000))
       ->capture_default_str();
   sub->add_option("--warmup", command->warmup,
-                  "Untimed repetitions first (compiling the pipelines, raising the clocks)")
+                  "Untimed repetitions before each ppN and tgN (compiling the pipelines, raising "
+                  "the clocks)")
       ->check(whole_number(0, 1000000))
       ->capture_default_str();
   sub->add_option("--precision", command->precision,

@@ -35,6 +35,14 @@ head -1 "$scratch/bench.csv" | grep -q '^model,params,weights,weight_bytes,backe
 grep -q $'\r' "$scratch/err" && fail "progress lines in a file hold carriage returns"
 grep -q "^tg3: repetition 1/1$" "$scratch/err" || fail "no plain progress line: $(cat "$scratch/err")"
 
+# --warmup: untimed repetitions before each tgN too, shown as progress; 0 runs none.
+"$wgpt" bench -m "$char" -p 0 -n 3 --gen-prompt 4 -r 1 --warmup 2 >/dev/null 2>"$scratch/err" ||
+  fail "bench --warmup 2 failed: $(cat "$scratch/err")"
+grep -q "^tg3: warm-up 2/2$" "$scratch/err" || fail "no tgN warm-up progress: $(cat "$scratch/err")"
+"$wgpt" bench -m "$char" -p 0 -n 3 --gen-prompt 4 -r 1 --warmup 0 >/dev/null 2>"$scratch/err" ||
+  fail "bench --warmup 0 failed: $(cat "$scratch/err")"
+grep -q "warm-up" "$scratch/err" && fail "--warmup 0 ran a warm-up: $(cat "$scratch/err")"
+
 # --warm-weights: a tgN row for each value, the warming one named so.
 "$wgpt" bench -m "$char" -p 0 -n 3 --gen-prompt 4 -r 1 --warm-weights off,on -o csv \
   >"$scratch/warm.csv" 2>"$scratch/err" || fail "bench --warm-weights failed: $(cat "$scratch/err")"
