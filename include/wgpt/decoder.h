@@ -53,7 +53,8 @@ class Decoder {
     // take fewer); 0 takes ops::decode::Options' default. `wgpt bench --product-workgroups`
     // measures several.
     size_t product_workgroups = 0;
-    // `wgpt bench --warm-weights off,on` compares.
+    // Whether to warm the next products' weights (Warming); `wgpt bench --warm-weights off,on`
+    // compares.
     Warming warm_weights = Warming::automatic;
   };
 

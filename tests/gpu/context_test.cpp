@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -343,25 +344,32 @@ TEST(GpuContext, EightThreadsCreateAndDestroyContextsConcurrently) {
       std::_Exit(1);
     }
   });
-  std::atomic<int> failures = 0;
+  std::mutex guard;
+  std::vector<std::string> failures;
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; ++t) {
-    threads.emplace_back([&failures] {
+    threads.emplace_back([&guard, &failures] {
+      auto fail = [&](std::string what) {
+        std::lock_guard lock(guard);
+        failures.push_back(std::move(what));
+      };
       try {
         for (int round = 0; round < 2; ++round) {
           auto context = Context::create();
           Buffer a = upload_floats(*context, {1, 2});
-          if (to_floats(context->readback(a, 0, 8)) != std::vector<float>{1, 2}) ++failures;
+          if (to_floats(context->readback(a, 0, 8)) != std::vector<float>{1, 2}) {
+            fail("a readback returned other values");
+          }
         }
-      } catch (const std::exception&) {
-        ++failures;
+      } catch (const std::exception& error) {
+        fail(error.what());
       }
     });
   }
   for (auto& thread : threads) thread.join();
   finished = true;
   watchdog.join();
-  EXPECT_EQ(failures, 0);
+  EXPECT_TRUE(failures.empty()) << failures.size() << " failed, the first: " << failures.front();
 }
 
 }  // namespace

@@ -29,11 +29,25 @@ async function metric(replica, series) {
 }
 const completions = 'wgpt_requests_total{endpoint="/v1/completions",status="200"}';
 
+// What `read` gives once `enough` holds for it (or after 5 s): a server counts a request when its
+// response is written, which can be after the client has read it, so counts are awaited.
+async function settled(read, enough) {
+  let value = await read();
+  for (let i = 0; i < 100 && !enough(value); i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    value = await read();
+  }
+  return value;
+}
+const counted = (replica, expected) =>
+  settled(() => metric(replica, completions), (value) => value >= expected);
+
 // Requests spread over the replicas (round robin).
 for (let i = 0; i < 6; i += 1) {
   await client.completions.create({ model, prompt: `Request ${i}`, max_tokens: 1 });
 }
-const served = await Promise.all(replicas.map((r) => metric(r, completions)));
+const served = await settled(() => Promise.all(replicas.map((r) => metric(r, completions))),
+                             (counts) => counts[0] + counts[1] >= 6);
 check(served.every((n) => n >= 2), `requests per replica: ${served}`);
 
 // A stream whose replica dies: the client retries, and the other replica answers.
@@ -75,14 +89,14 @@ const attempts = await outcome.catch((error) => {
 });
 check(attempts === 2, `the stream took ${attempts} attempts, expected 2 (one cut, one whole)`);
 
-// The survivor takes everything from now on.
+// The survivor takes everything from now on; it answered the stream's second attempt too.
 const survivor = replicas.find((r) => r !== victim);
-const before = await metric(survivor, completions);
+const before = await counted(survivor, served[replicas.indexOf(survivor)] + 1);
 for (let i = 0; i < 4; i += 1) {
   const answer = await client.completions.create({ model, prompt: `After ${i}`, max_tokens: 1 });
   check(answer.choices[0].finish_reason === 'length', `request ${i} after the death`);
 }
-check(await metric(survivor, completions) - before === 4, 'the survivor answered the later requests');
+check(await counted(survivor, before + 4) - before === 4, 'the survivor answered the later requests');
 const health = await fetch(`${url}/health`);
 check(health.status === 200, `/health through nginx: ${health.status}`);
 
