@@ -46,9 +46,8 @@ fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>,
   let kv_len = step[0] + 1u;
   let first = chunk * 64u;
   // Uniform across the workgroup. The warming workgroups' chunks (past params.chunks) lie past
-  // every key, so they take this branch too, and the chunks' own path has no test for them (a
-  // test for warming before the products' loads, here and in the MLP kernels, cost 0.8–2.8% of a
-  // step on the H200).
+  // every key, so they take this branch too, and the chunks' own path has no test for them (see
+  // lib/decode_warm.wgsl's warmed_instead).
   if (first >= kv_len) {
     if (chunk >= params.chunks) {
       warm_weights((chunk - params.chunks) * grid.x + head, invocation.local);

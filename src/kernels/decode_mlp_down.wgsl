@@ -40,10 +40,8 @@ fn gemv_input(row: u32) -> f32 {
 fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>) {
   reduce_begin(invocation);
   let role = gemv_role(group.x, params.tx);
-  gemv_prefetch(role, params.k, params.n8);  // none in a warming workgroup: its columns lie past n8
-  // After the product's first loads, as in decode_mlp_up.wgsl. Uniform across the workgroup.
-  if (group.x >= gemv_groups(params.n8, params.tx)) {
-    warm_weights(group.x - gemv_groups(params.n8, params.tx), invocation.local);
+  gemv_prefetch(role, params.k, params.n8);
+  if (warmed_instead(group.x, gemv_groups(params.n8, params.tx), invocation.local)) {
     return;
   }
   add_prefetched_gemv_to_residual(role);

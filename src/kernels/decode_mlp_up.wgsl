@@ -43,11 +43,8 @@ fn gelu(v: vec4<f32>) -> vec4<f32> {
 fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>) {
   reduce_begin(invocation);
   let role = gemv_role(group.x, params.tx);
-  gemv_prefetch(role, params.k, params.n8);  // none in a warming workgroup: its columns lie past n8
-  // After the product's first loads, so that they need not wait for this test (see
-  // decode_attention_chunk.wgsl). Uniform across the workgroup.
-  if (group.x >= gemv_groups(params.n8, params.tx)) {
-    warm_weights(group.x - gemv_groups(params.n8, params.tx), invocation.local);
+  gemv_prefetch(role, params.k, params.n8);
+  if (warmed_instead(group.x, gemv_groups(params.n8, params.tx), invocation.local)) {
     return;
   }
   // The epilogue's inputs are loaded now too, so that their latency overlaps the product's.
