@@ -59,8 +59,9 @@ void run_info(const InfoOptions& options) {
   std::printf("features:     shader-f16 %s, timestamp-query %s\n", limits.shader_f16 ? "yes" : "no",
               limits.timestamp_query ? "yes" : "no");
   if (limits.subgroups) {
-    std::printf("subgroups:    %u to %u lanes\n", limits.subgroup_min_size,
-                limits.subgroup_max_size);
+    std::printf(
+        "subgroups:    %u to %u lanes%s\n", limits.subgroup_min_size, limits.subgroup_max_size,
+        limits.subgroups_consecutive ? ", laid out consecutively (subgroup reductions)" : "");
   } else {
     std::printf("subgroups:    no\n");
   }
@@ -73,6 +74,10 @@ void run_info(const InfoOptions& options) {
   } else {
     std::printf("tensor cores: none usable (--precision mixed runs the f32 kernels)\n");
   }
+  std::printf("checks:       %s\n",
+              limits.kernel_checks
+                  ? "on (bounds clamped, workgroup memory zeroed)"
+                  : "off (WGPT_KERNEL_CHECKS=1 clamps every access and zeroes workgroup memory)");
   const bool passed = self_test(*context);
   std::printf("self-test:    %s\n", passed ? "passed" : "FAILED (wrong results)");
   if (!passed) throw Error("the self-test kernel computed wrong results on this adapter");

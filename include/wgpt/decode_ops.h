@@ -33,7 +33,8 @@ struct Options {
   size_t product_workgroups = 256;
 };
 
-// Whether the adapter's subgroups all have 32 lanes, as the subgroup variants assume.
+// Whether the adapter's subgroups have 32 lanes laid out as the subgroup variants assume
+// (gpu::Limits::subgroups_consecutive).
 bool subgroups_usable(const gpu::Context& context);
 
 // Weights that an op's extra workgroups read into the GPU's L2 cache while it runs, so that a

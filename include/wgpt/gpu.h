@@ -25,8 +25,22 @@ Backend parse_backend(std::string_view name);
 // The backend named by $WGPT_BACKEND, or `automatic` when it is unset or empty.
 Backend backend_from_environment();
 
+// Whether $WGPT_KERNEL_CHECKS asks for WebGPU's checks inside kernels ("1", "on" or "true"; "0",
+// "off", "false" or unset: no); throws wgpt::Error on any other value.
+bool kernel_checks_from_environment();
+
 struct ContextOptions {
   Backend backend = backend_from_environment();
+  // WebGPU's safety code inside every kernel: each storage access clamped to its buffer, and
+  // workgroup memory zeroed before each workgroup starts. wgpt's kernels bound their own accesses
+  // and write workgroup memory before they read it (the GPU tests run without the checks, and
+  // compare with them), so natively they run without them: 1.6–2.6% faster decoding on an H200.
+  // true keeps them, for debugging a kernel; a browser always keeps them.
+  bool kernel_checks = kernel_checks_from_environment();
+  // Whether to find out, where the device has 32-lane subgroups, how it lays them out
+  // (Limits::subgroups_consecutive). false leaves that false without running the probe's kernels:
+  // for tests that give the context's subgroup kernels other source (Context::replace_kernel).
+  bool probe_subgroup_layout = true;
 };
 
 struct AdapterInfo {
@@ -68,6 +82,12 @@ struct Limits {
   bool subgroups = false;
   uint32_t subgroup_min_size = 0;
   uint32_t subgroup_max_size = 0;
+  // Subgroups of 32 lanes laid out as the subgroup reductions assume, found by a probe when the
+  // context was created (src/gpu/subgroup_layout.h).
+  bool subgroups_consecutive = false;
+  // Whether the kernels run with WebGPU's checks (ContextOptions::kernel_checks; always in a
+  // browser).
+  bool kernel_checks = true;
 };
 
 // Always-on counters: any run can show what it cost.

@@ -7,6 +7,7 @@
 #include "gpu/context_impl.h"
 #include "gpu/kernel_sources.h"
 #include "gpu/kernel_specialization.h"
+#include "gpu/subgroup_layout.h"
 
 namespace wgpt::gpu {
 namespace {
@@ -244,13 +245,28 @@ void Context::create_async(ContextOptions options,
   // Shared, not unique: std::function needs a copyable callable.
   auto impl = std::make_shared<std::unique_ptr<Impl>>(std::make_unique<Impl>());
   api::ErrorSink* sink = (*impl)->errors.get();
-  auto finish = [impl, done = std::move(done)](api::DeviceHandles handles, std::string error) {
+  auto finish = [impl, probe = options.probe_subgroup_layout, done = std::move(done)](
+                    api::DeviceHandles handles, std::string error) {
     if (!error.empty()) return done(Error(error));
     (*impl)->handles = std::move(handles);
-    done(std::shared_ptr<Context>(new Context(std::move(*impl))));
+    std::shared_ptr<Context> context(new Context(std::move(*impl)));
+#ifndef __EMSCRIPTEN__  // the browser's devices are created without subgroups
+    Limits& limits = context->impl_->handles.limits;
+    if (probe && has_32_lane_subgroups(limits)) {
+      try {
+        limits.subgroups_consecutive = probe_consecutive_subgroups(*context);
+      } catch (const Error&) {
+        limits.subgroups_consecutive = false;  // the barrier reductions serve instead
+      }
+      context->impl_->stats = {};  // a new context has done none of its user's work
+    }
+#else
+    (void)probe;
+#endif
+    done(std::move(context));
   };
   std::lock_guard lock(device_lifetime_mutex());
-  api::create_device_async(options.backend, sink, std::move(finish));
+  api::create_device_async(options.backend, options.kernel_checks, sink, std::move(finish));
 }
 
 std::shared_ptr<Context> Context::create(ContextOptions options) {

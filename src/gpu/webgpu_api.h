@@ -55,7 +55,8 @@ struct DeviceHandles {
 // Finds an adapter for `backend` and creates a device on it with the adapter's full limits.
 // `done` runs exactly once, with the handles or with an error message (handles then empty).
 // Native: it has run when this returns. Browser: it runs from the event loop.
-void create_device_async(Backend backend, ErrorSink* sink,
+// `kernel_checks`: ContextOptions::kernel_checks (a browser keeps the checks whatever it says).
+void create_device_async(Backend backend, bool kernel_checks, ErrorSink* sink,
                          std::function<void(DeviceHandles, std::string error)> done);
 void release_device(DeviceHandles& handles);
 // A device on Dawn's Null adapter, which validates and compiles kernels but runs nothing: for tests

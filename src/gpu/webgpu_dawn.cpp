@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "gpu/adapter_choice.h"
 #include "gpu/dawn_features.h"
@@ -174,7 +175,7 @@ void add_subgroups(WGPUAdapter adapter, WGPUDevice device, Limits& limits) {
 }
 
 WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter, bool subgroup_matrix,
-                          ErrorSink* sink, std::string* why) {
+                          bool kernel_checks, ErrorSink* sink, std::string* why) {
   WGPULimits limits = WGPU_LIMITS_INIT;
   if (wgpuAdapterGetLimits(adapter, &limits) != WGPUStatus_Success) {
     *why += "the adapter did not report its limits; ";
@@ -185,15 +186,22 @@ WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter, bool subgr
     if (wgpuAdapterHasFeature(adapter, wanted)) features.push_back(wanted);
   }
   WGPUDeviceDescriptor descriptor = WGPU_DEVICE_DESCRIPTOR_INIT;
+  std::vector<const char*> enabled_toggles;
   // Dawn's Vulkan backend compiles subgroup matrices only under the Vulkan memory model, which it
   // uses on request.
-  const char* vulkan_memory_model = "use_vulkan_memory_model";
-  WGPUDawnTogglesDescriptor toggles = WGPU_DAWN_TOGGLES_DESCRIPTOR_INIT;
   if (subgroup_matrix) {
     features.push_back(dawn::kSubgroupMatrix);
-    toggles.enabledToggleCount = 1;
-    toggles.enabledToggles = &vulkan_memory_model;
+    enabled_toggles.push_back("use_vulkan_memory_model");
   }
+  // Without the checks (ContextOptions::kernel_checks), Tint emits neither the clamp on every
+  // storage index nor the zeroing of workgroup memory and its barrier at every kernel's start.
+  if (!kernel_checks) {
+    enabled_toggles.push_back("disable_robustness");
+    enabled_toggles.push_back("disable_workgroup_init");
+  }
+  WGPUDawnTogglesDescriptor toggles = WGPU_DAWN_TOGGLES_DESCRIPTOR_INIT;
+  toggles.enabledToggleCount = enabled_toggles.size();
+  toggles.enabledToggles = enabled_toggles.data();
   // Dawn rounds timestamps to a coarse quantum unless told not to: profiles need the exact ones.
   const char* exact_timestamps = "timestamp_quantization";
   if (wgpuAdapterHasFeature(adapter, dawn::kTimestampQuery)) {
@@ -266,12 +274,13 @@ WGPUInstance shared_instance() {
 }
 
 // Creates the device on `handles.adapter` (released on failure), with subgroup matrices when
-// `f16_matrix` is available, and describes both.
-void finish_device(DeviceHandles handles, const SubgroupMatrix& f16_matrix, ErrorSink* sink,
-                   const std::function<void(DeviceHandles, std::string)>& done) {
+// `f16_matrix` is available and WebGPU's checks inside kernels when `kernel_checks`, and describes
+// both.
+void finish_device(DeviceHandles handles, const SubgroupMatrix& f16_matrix, bool kernel_checks,
+                   ErrorSink* sink, const std::function<void(DeviceHandles, std::string)>& done) {
   std::string why;
-  handles.device =
-      request_device(handles.instance, handles.adapter, f16_matrix.available(), sink, &why);
+  handles.device = request_device(handles.instance, handles.adapter, f16_matrix.available(),
+                                  kernel_checks, sink, &why);
   if (!handles.device) {
     wgpuAdapterRelease(handles.adapter);
     return done({}, "WebGPU: " + why.substr(0, why.size() - 2));
@@ -282,6 +291,7 @@ void finish_device(DeviceHandles handles, const SubgroupMatrix& f16_matrix, Erro
   wgpuDeviceGetLimits(handles.device, &limits);
   handles.limits = summarize(limits, handles.device, f16_matrix);
   add_subgroups(handles.adapter, handles.device, handles.limits);
+  handles.limits.kernel_checks = kernel_checks;
   done(std::move(handles), {});
 }
 
@@ -303,11 +313,12 @@ void create_null_device(const SubgroupMatrix& f16_matrix, ErrorSink* sink,
   wait_future(handles.instance, wgpuInstanceRequestAdapter(handles.instance, &options, callback));
   if (!handles.adapter) return done({}, "WebGPU: this Dawn has no Null adapter");
   // The Null adapter offers every feature but reports no subgroup-matrix configuration: the
-  // caller names the one to compile for.
-  finish_device(std::move(handles), f16_matrix, sink, done);
+  // caller names the one to compile for. Its kernels compile as a native device runs them: without
+  // WebGPU's checks.
+  finish_device(std::move(handles), f16_matrix, /*kernel_checks=*/false, sink, done);
 }
 
-void create_device_async(Backend backend, ErrorSink* sink,
+void create_device_async(Backend backend, bool kernel_checks, ErrorSink* sink,
                          std::function<void(DeviceHandles, std::string)> done) {
   DeviceHandles handles;
   handles.instance = shared_instance();
@@ -338,7 +349,7 @@ void create_device_async(Backend backend, ErrorSink* sink,
     return done({}, "no usable WebGPU adapter (" + why.substr(0, why.size() - 2) + ")");
   }
   const SubgroupMatrix f16_matrix = choose_f16_matrix(handles.adapter);
-  finish_device(std::move(handles), f16_matrix, sink, done);
+  finish_device(std::move(handles), f16_matrix, kernel_checks, sink, done);
 }
 
 void release_device(DeviceHandles& handles) {

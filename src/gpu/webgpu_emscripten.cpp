@@ -153,9 +153,9 @@ void watch_errors(WGPUDevice device, ErrorSink* sink) {
 
 }  // namespace
 
-void create_device_async(Backend, ErrorSink* sink,
+void create_device_async(Backend, bool, ErrorSink* sink,
                          std::function<void(DeviceHandles, std::string)> done) {
-  // The browser chooses its own backend.
+  // The browser chooses its own backend and keeps WebGPU's checks (Limits::kernel_checks' default).
   wgpt_request_device(new Creation{sink, std::move(done)});
 }
 

@@ -85,6 +85,13 @@ fn kept_weight(z_value: f32, key: u32, tie_rank: u32, s: Search, largest: f32) -
 }
 
 fn drawn_token(local: u32) -> u32 {
+  // Each is set by the one thread whose range holds the draw, if any thread's does. Workgroup
+  // memory is not zeroed (the device is created with Dawn's disable_workgroup_init), so both are
+  // cleared first, before largest_z's barriers: with no such thread the token is 0, never garbage.
+  if (local == 0u) {
+    landing = Landing();
+    chosen = 0u;
+  }
   let largest = largest_z(local);
   let s = load_search(params.slot);
   land(local, s, fixed_weight(key_value(s.cut_key), largest));

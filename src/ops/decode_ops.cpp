@@ -35,8 +35,7 @@ void Bound::run() const {
 }
 
 bool subgroups_usable(const gpu::Context& context) {
-  const gpu::Limits& limits = context.limits();
-  return limits.subgroups && limits.subgroup_min_size == 32 && limits.subgroup_max_size == 32;
+  return context.limits().subgroups_consecutive;
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "gpu/kernel_sources.h"
+#include "gpu/subgroup_layout.h"
 #include "gpu/validation_context.h"
 #include "op_parity_harness.h"
 #include "test_support.h"
@@ -319,25 +320,28 @@ TEST(DecodeOps, ArgmaxChoosesAndEmbedsTheNextToken) { expect_parity(argmax_case)
 
 // Where the adapter has no subgroups (llvmpipe), the subgroup variants still run: in a context of
 // their own whose kernels hold tests/gpu/subgroup_ops_emulated.wgsl in place of
-// lib/subgroup_ops.wgsl, subgroups laid out as on GPUs (consecutive lanes) or scrambled (so that
-// reduce_begin numbers them with its atomic). Kernels without subgroup reductions are left as
-// they are. (Where the adapter has subgroups, the other tests run the variants for real too.)
+// lib/subgroup_ops.wgsl, subgroups laid out as on GPUs (consecutive lanes), which the variants
+// assume, or otherwise (strided, or mixed: some blocks consecutive, some not), which the subgroup
+// layout probe must tell apart. Kernels without subgroup operations are left as they are. (Where
+// the adapter has subgroups, the other tests run the variants for real too.)
 std::string text_of(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot read " + path);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-std::shared_ptr<gpu::Context> context_with_emulated_subgroups(bool scrambled) {
+enum class EmulatedLayout : uint32_t { consecutive, strided, mixed };  // the WGSL's LAYOUT
+
+std::shared_ptr<gpu::Context> context_with_emulated_subgroups(EmulatedLayout layout) {
   const std::string root = WGPT_SOURCE_DIR;
   std::string library = text_of(root + "/src/kernels/lib/subgroup_ops.wgsl");
   // The build moves a library's `enable` lines to the kernel's top.
   const std::string enable = "\nenable subgroups;";
   library.erase(library.find(enable), enable.size());
-  const std::string emulated = std::string("const SCRAMBLED: bool = ") +
-                               (scrambled ? "true" : "false") + ";\n" +
-                               text_of(root + "/tests/gpu/subgroup_ops_emulated.wgsl");
-  auto context = gpu::Context::create();
+  const std::string emulated =
+      "const LAYOUT: u32 = " + std::to_string(static_cast<uint32_t>(layout)) + "u;\n" +
+      text_of(root + "/tests/gpu/subgroup_ops_emulated.wgsl");
+  auto context = gpu::Context::create({.probe_subgroup_layout = false});
   size_t replaced = 0;
   for (const gpu::KernelSource& kernel : gpu::embedded_kernels()) {
     std::string source(kernel.wgsl);
@@ -353,11 +357,10 @@ std::shared_ptr<gpu::Context> context_with_emulated_subgroups(bool scrambled) {
 }
 
 TEST(DecodeOps, SubgroupVariantsRunWithEmulatedSubgroups) {
-  for (bool scrambled : {false, true}) {
-    SCOPED_TRACE(scrambled ? "scrambled subgroups" : "consecutive subgroups");
-    const auto context = context_with_emulated_subgroups(scrambled);
-    // The warming workgroups leave before the reductions begin: run them too, in one layout.
-    const Variant variant{DType::f16, {.software = false, .subgroups = true}, scrambled};
+  const auto context = context_with_emulated_subgroups(EmulatedLayout::consecutive);
+  // The warming workgroups leave before the reductions begin: run them too.
+  for (bool warm : {false, true}) {
+    const Variant variant{DType::f16, {.software = false, .subgroups = true}, warm};
     for (const DecodeShape& shape : kShapes) {
       SCOPED_TRACE(shape_name(shape) + ", " + variant.name());
       for (const auto& make : {qkv_case, attention_chunks_case, attention_output_case, mlp_up_case,
@@ -365,6 +368,18 @@ TEST(DecodeOps, SubgroupVariantsRunWithEmulatedSubgroups) {
         EXPECT_TRUE(test::cpu_and_gpu_agree(make(shape, variant), context));
       }
     }
+  }
+}
+
+TEST(DecodeOps, TheSubgroupLayoutProbeAcceptsOnlyConsecutiveSubgroups) {
+  const std::pair<EmulatedLayout, const char*> layouts[] = {
+      {EmulatedLayout::consecutive, "consecutive subgroups"},
+      {EmulatedLayout::strided, "strided subgroups"},
+      {EmulatedLayout::mixed, "some subgroups consecutive, some not"}};
+  for (const auto& [layout, name] : layouts) {
+    const auto context = context_with_emulated_subgroups(layout);
+    EXPECT_EQ(gpu::probe_consecutive_subgroups(*context), layout == EmulatedLayout::consecutive)
+        << name;
   }
 }
 

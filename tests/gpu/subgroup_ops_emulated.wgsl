@@ -1,10 +1,12 @@
 // The subgroup operations of src/kernels/lib/subgroup_ops.wgsl, emulated with workgroup memory and
 // barriers, so that the subgroup reductions (reduce_subgroup.wgsl) run on an adapter without
-// subgroups. Subgroups of 32 lanes: lane = local % 32 (consecutive local indices, as on every GPU
-// seen so far), or with SCRAMBLED lane = local / (REDUCE_THREADS / 32), which sends
-// reduce_begin's numbering through its workgroup atomic. decode_ops_test puts this text in place
-// of subgroup_ops.wgsl after a line `const SCRAMBLED: bool = ...;`. Every operation is reached in
-// uniform control flow (the barrier forms in reduce_barrier.wgsl hold barriers at the same
+// subgroups. Subgroups of 32 lanes, laid out as LAYOUT says: CONSECUTIVE, lane = local % 32 (as on
+// every GPU seen so far); STRIDED, lane = local / (REDUCE_THREADS / 32); or MIXED, the first half
+// of the blocks of 32 local indices consecutive and the rest strided among themselves, lanes
+// reversed. The subgroup reductions assume the first; the others are for the probe of the layout
+// (src/kernels/lib/subgroup_layout.wgsl), which must refuse them. decode_ops_test puts this text in
+// place of subgroup_ops.wgsl after a line `const LAYOUT: u32 = ...;`. Every operation is reached
+// in uniform control flow (the barrier forms in reduce_barrier.wgsl hold barriers at the same
 // places), so a barrier can stand in for the lanes' exchange.
 
 struct Invocation {
@@ -12,19 +14,38 @@ struct Invocation {
 }
 
 const EMULATED_GROUPS: u32 = REDUCE_THREADS / 32u;
+const CONSECUTIVE: u32 = 0u;
+const STRIDED: u32 = 1u;
+const MIXED: u32 = 2u;
 
 var<private> emulated_local: u32;
 var<workgroup> emulated_words: array<u32, REDUCE_THREADS>;
 var<workgroup> emulated_values: array<vec4<f32>, REDUCE_THREADS>;
 
+// MIXED: the blocks from MIXED_FIRST on are strided among themselves, MIXED_REST subgroups.
+const MIXED_FIRST: u32 = EMULATED_GROUPS / 2u;
+const MIXED_REST: u32 = EMULATED_GROUPS - MIXED_FIRST;
+
 fn emulated_lane(local: u32) -> u32 {
-  return select(local % 32u, local / EMULATED_GROUPS, SCRAMBLED);
+  if (LAYOUT == STRIDED) {
+    return local / EMULATED_GROUPS;
+  }
+  if (LAYOUT == MIXED && local >= MIXED_FIRST * 32u) {
+    return 31u - (local - MIXED_FIRST * 32u) / MIXED_REST;
+  }
+  return local % 32u;
 }
 
 // The local index of lane `l` of this thread's subgroup.
 fn emulated_member(l: u32) -> u32 {
-  let group = select(emulated_local / 32u, emulated_local % EMULATED_GROUPS, SCRAMBLED);
-  return select(group * 32u + l, l * EMULATED_GROUPS + group, SCRAMBLED);
+  if (LAYOUT == STRIDED) {
+    return l * EMULATED_GROUPS + emulated_local % EMULATED_GROUPS;
+  }
+  if (LAYOUT == MIXED && emulated_local >= MIXED_FIRST * 32u) {
+    let group = (emulated_local - MIXED_FIRST * 32u) % MIXED_REST;
+    return MIXED_FIRST * 32u + (31u - l) * MIXED_REST + group;
+  }
+  return emulated_local / 32u * 32u + l;
 }
 
 // reduce_begin asks this first, before any other operation.
@@ -48,19 +69,6 @@ fn share_value(v: vec4<f32>) {
 fn lanes_first(v: u32) -> u32 {
   share_word(v);
   return emulated_words[emulated_member(0u)];
-}
-
-fn lanes_all(condition: bool) -> bool {
-  share_word(select(0u, 1u, condition));
-  var all = true;
-  for (var l = 0u; l < 32u; l++) {
-    all = all && emulated_words[emulated_member(l)] == 1u;
-  }
-  return all;
-}
-
-fn lanes_elect() -> bool {
-  return emulated_lane(emulated_local) == 0u;
 }
 
 fn lanes_sum4(v: vec4<f32>) -> vec4<f32> {

@@ -2,12 +2,11 @@
 // (see reduce_barrier.wgsl for the contract). Subgroups of SUBGROUP lanes each reduce in registers
 // and meet once in workgroup memory, so a reduction costs one or two barriers instead of one per
 // halving. The host takes this form only where the adapter's subgroups all have 32 lanes.
-// Nothing here assumes how the device groups local indices into subgroups: threads that reduce
-// together by `worker` must share a subgroup, so reduce_begin gives each thread `worker` =
-// subgroup number · 32 + lane. Where every subgroup is 32 consecutive local indices from a
-// multiple of 32 (every GPU we have seen), that is the local index itself; otherwise every
-// subgroup takes its number from a workgroup atomic. (Taking the atomic always cost the LM head,
-// 1,571 workgroups, 5.7 µs of its 41.8 on the H200.) Every subgroup operation goes through
+// Threads that reduce together must share a subgroup: the host takes this form only where a probe
+// found every subgroup of 64- and 256-thread workgroups to be 32 consecutive local indices from a
+// multiple of 32, in lane order (gpu/subgroup_layout.h; every GPU we have seen), so a thread's
+// subgroup is its local index / 32. (Checking that in every workgroup took a barrier at each
+// kernel's start: 4% of a decode step on the H200.) Every subgroup operation goes through
 // subgroup_ops.wgsl.
 
 const SUBGROUP: u32 = 32u;
@@ -18,26 +17,11 @@ const SUBGROUPS: u32 = REDUCE_THREADS / SUBGROUP;
 
 var<private> worker: u32;
 var<private> lane: u32;
-var<workgroup> reduce_slots: atomic<u32>;
-var<workgroup> reduce_unnatural: u32;  // set by a subgroup laid out otherwise
 var<workgroup> reduce_scratch: array<vec4<f32>, REDUCE_THREADS>;
 
 fn reduce_begin(invocation: Invocation) {
   lane = invocation_lane(invocation);
-  let first = lanes_first(invocation.local - lane);
-  if (!lanes_all(invocation.local == first + lane) || first % SUBGROUP != 0u) {
-    reduce_unnatural = 1u;
-  }
-  // Every subgroup must number itself the same way, or two could take the same number.
-  if (workgroupUniformLoad(&reduce_unnatural) == 0u) {
-    worker = invocation.local;
-    return;
-  }
-  var slot = 0u;
-  if (lanes_elect()) {
-    slot = atomicAdd(&reduce_slots, 1u);
-  }
-  worker = lanes_first(slot) * SUBGROUP + lane;
+  worker = invocation.local;
 }
 
 // Every subgroup's `value` (from its lane 0) into reduce_scratch[subgroup], then read back whole.

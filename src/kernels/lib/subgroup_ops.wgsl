@@ -17,14 +17,6 @@ fn lanes_first(v: u32) -> u32 {
   return subgroupBroadcastFirst(v);
 }
 
-fn lanes_all(condition: bool) -> bool {
-  return subgroupAll(condition);
-}
-
-fn lanes_elect() -> bool {
-  return subgroupElect();
-}
-
 fn lanes_sum(v: f32) -> f32 {
   return subgroupAdd(v);
 }
