@@ -76,8 +76,8 @@ void run_info(const InfoOptions& options) {
   }
   std::printf("checks:       %s\n",
               limits.kernel_checks
-                  ? "on (bounds clamped, workgroup memory zeroed)"
-                  : "off (WGPT_KERNEL_CHECKS=1 clamps every access and zeroes workgroup memory)");
+                  ? "on (bounds clamped, workgroup memory zeroed; WGPT_KERNEL_CHECKS=0 drops them)"
+                  : "off (WGPT_KERNEL_CHECKS=0: no bounds clamped, workgroup memory not zeroed)");
   const bool passed = self_test(*context);
   std::printf("self-test:    %s\n", passed ? "passed" : "FAILED (wrong results)");
   if (!passed) throw Error("the self-test kernel computed wrong results on this adapter");

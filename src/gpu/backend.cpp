@@ -23,8 +23,8 @@ Backend backend_from_environment() {
 bool kernel_checks_from_environment() {
   const char* value = std::getenv("WGPT_KERNEL_CHECKS");
   const std::string_view text = value ? value : "";
-  if (text == "1" || text == "on" || text == "true") return true;
-  if (text.empty() || text == "0" || text == "off" || text == "false") return false;
+  if (text.empty() || text == "1" || text == "on" || text == "true") return true;
+  if (text == "0" || text == "off" || text == "false") return false;
   throw Error("WGPT_KERNEL_CHECKS='" + std::string(text) +
               "' (expected 1, on, true, 0, off or false)");
 }
