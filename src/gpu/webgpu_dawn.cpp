@@ -313,9 +313,8 @@ void create_null_device(const SubgroupMatrix& f16_matrix, ErrorSink* sink,
   wait_future(handles.instance, wgpuInstanceRequestAdapter(handles.instance, &options, callback));
   if (!handles.adapter) return done({}, "WebGPU: this Dawn has no Null adapter");
   // The Null adapter offers every feature but reports no subgroup-matrix configuration: the
-  // caller names the one to compile for. Its kernels compile as a native device runs them: without
-  // WebGPU's checks.
-  finish_device(std::move(handles), f16_matrix, /*kernel_checks=*/false, sink, done);
+  // caller names the one to compile for.
+  finish_device(std::move(handles), f16_matrix, /*kernel_checks=*/true, sink, done);
 }
 
 void create_device_async(Backend backend, bool kernel_checks, ErrorSink* sink,

@@ -86,7 +86,7 @@ fn kept_weight(z_value: f32, key: u32, tie_rank: u32, s: Search, largest: f32) -
 
 fn drawn_token(local: u32) -> u32 {
   // Each is set by the one thread whose range holds the draw, if any thread's does. Workgroup
-  // memory is not zeroed (the device is created with Dawn's disable_workgroup_init), so both are
+  // memory is not zeroed on a device without WebGPU's checks (WGPT_KERNEL_CHECKS=0), so both are
   // cleared first, before largest_z's barriers: with no such thread the token is 0, never garbage.
   if (local == 0u) {
     landing = Landing();

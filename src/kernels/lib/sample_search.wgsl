@@ -91,7 +91,7 @@ fn settle(local: u32, largest: f32) -> Search {
     mass = sub64(mass, mul64(excess, fixed_weight(key_value(s.cut_key), largest)));
   }
   // `settled` is set by the one thread whose digit the need crosses, if any digit's does.
-  // Workgroup memory is not zeroed (the device is created with Dawn's disable_workgroup_init), so
+  // Workgroup memory is not zeroed on a device without WebGPU's checks (WGPT_KERNEL_CHECKS=0), so
   // it is cleared first, before workgroup_scan's barriers: with no such digit it reads as zeros.
   if (local == 0u) {
     settled = Search();
