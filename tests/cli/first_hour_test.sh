@@ -88,6 +88,12 @@ fi
 "$wgpt" generate -m "$char" -p "ROMEO:" -n 3 --backend gpu >/dev/null 2>"$scratch/err" || fail "--backend gpu failed"
 grep -q "^backend:" "$scratch/err" && fail "--backend gpu announced a choice it did not make"
 "$wgpt" info --adapter auto >/dev/null 2>&1 || fail "info --adapter auto failed"
+# WebGPU's checks inside kernels: on unless WGPT_KERNEL_CHECKS=0, which info reports.
+grep -q "^checks: *on " "$scratch/info" || fail "info: the checks are not on by default: $(cat "$scratch/info")"
+WGPT_KERNEL_CHECKS=0 "$wgpt" info >"$scratch/info_unchecked" 2>&1 || fail "info without the checks failed"
+grep -q "^checks: *off " "$scratch/info_unchecked" || fail "WGPT_KERNEL_CHECKS=0: $(cat "$scratch/info_unchecked")"
+expect_error "WGPT_KERNEL_CHECKS=maybe" "WGPT_KERNEL_CHECKS='maybe' (expected 1, on, true, 0, off or false)" \
+  env WGPT_KERNEL_CHECKS=maybe "$wgpt" info
 expect_error "unknown adapter" "unknown WebGPU backend 'glide'" "$wgpt" generate -m "$char" -p "a" --adapter glide
 
 # --version: the version, the commit this binary was built from, and the WebGPU library.
