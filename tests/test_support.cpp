@@ -26,6 +26,31 @@ std::shared_ptr<gpu::Context> gpu_context() {
   return context;
 }
 
+Environment::~Environment() {
+  for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+    if (it->second) {
+      ::setenv(it->first.c_str(), it->second->c_str(), 1);
+    } else {
+      ::unsetenv(it->first.c_str());
+    }
+  }
+}
+
+void Environment::save(const char* name) {
+  const char* old = std::getenv(name);
+  saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+}
+
+void Environment::set(const char* name, const std::string& value) {
+  save(name);
+  ::setenv(name, value.c_str(), 1);
+}
+
+void Environment::unset(const char* name) {
+  save(name);
+  ::unsetenv(name);
+}
+
 std::vector<float> random_floats(size_t n, uint32_t seed, float lo, float hi) {
   std::mt19937 engine(seed);
   std::uniform_real_distribution<float> dist(lo, hi);

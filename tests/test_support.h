@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "wgpt/gpu.h"
@@ -23,6 +24,21 @@ std::optional<std::filesystem::path> shared_fixtures();
 // The process's GPU context, created on first use with the default options ($WGPT_BACKEND).
 // GPU tests never skip: when no adapter exists this throws and the test fails.
 std::shared_ptr<gpu::Context> gpu_context();
+// Environment variables set or unset for one scope, restored when it ends.
+class Environment {
+ public:
+  Environment() = default;
+  Environment(const Environment&) = delete;
+  Environment& operator=(const Environment&) = delete;
+  ~Environment();
+  void set(const char* name, const std::string& value);
+  void unset(const char* name);
+
+ private:
+  void save(const char* name);
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
 // n floats uniformly in [lo, hi), reproducible from seed.
 std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f);
 

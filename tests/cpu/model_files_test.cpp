@@ -229,33 +229,6 @@ TEST(ModelFiles, ShardIndexMistakesAreNamed) {
                "no \"weight_map\" object");
 }
 
-// Environment variables for one test, restored after it.
-class Environment {
- public:
-  void set(const char* name, const std::string& value) {
-    const char* old = std::getenv(name);
-    saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
-    ::setenv(name, value.c_str(), 1);
-  }
-  void unset(const char* name) {
-    const char* old = std::getenv(name);
-    saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
-    ::unsetenv(name);
-  }
-  ~Environment() {
-    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
-      if (it->second) {
-        ::setenv(it->first.c_str(), it->second->c_str(), 1);
-      } else {
-        ::unsetenv(it->first.c_str());
-      }
-    }
-  }
-
- private:
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
-};
-
 // A cache as huggingface_hub lays it out: files in blobs/, snapshot entries linking to them.
 std::filesystem::path add_to_cache(const std::filesystem::path& hub, const std::string& folder,
                                    const std::string& revision) {
@@ -275,7 +248,7 @@ std::filesystem::path add_to_cache(const std::filesystem::path& hub, const std::
 
 TEST(ModelFiles, HubIdsResolveInTheHuggingFaceCache) {
   test::ScratchDir dir;
-  Environment environment;
+  test::Environment environment;
   environment.unset("HF_HUB_CACHE");
   environment.set("HF_HOME", dir.path().string());
   const auto hub = dir / "hub";

@@ -6,9 +6,7 @@
 // memory before writing it still passed there).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,26 +19,6 @@
 namespace wgpt {
 namespace {
 
-// Sets $WGPT_KERNEL_CHECKS for one scope, restoring what was there.
-class KernelChecksVariable {
- public:
-  explicit KernelChecksVariable(const char* value) {
-    if (const char* old = std::getenv(kName)) saved_ = old;
-    setenv(kName, value, 1);
-  }
-  ~KernelChecksVariable() {
-    if (saved_) {
-      setenv(kName, saved_->c_str(), 1);
-    } else {
-      unsetenv(kName);
-    }
-  }
-
- private:
-  static constexpr const char* kName = "WGPT_KERNEL_CHECKS";
-  std::optional<std::string> saved_;
-};
-
 TEST(KernelChecks, AreOnUnlessTurnedOff) {
   EXPECT_EQ(test::gpu_context()->limits().kernel_checks, gpu::kernel_checks_from_environment());
   auto checked = gpu::Context::create({.kernel_checks = true});
@@ -50,15 +28,18 @@ TEST(KernelChecks, AreOnUnlessTurnedOff) {
 }
 
 TEST(KernelChecks, TheEnvironmentVariableTakesOnOffOrFails) {
+  test::Environment environment;
+  environment.unset("WGPT_KERNEL_CHECKS");
+  EXPECT_TRUE(gpu::kernel_checks_from_environment());
   for (const char* on : {"", "1", "on", "true"}) {
-    KernelChecksVariable variable(on);
+    environment.set("WGPT_KERNEL_CHECKS", on);
     EXPECT_TRUE(gpu::kernel_checks_from_environment()) << on;
   }
   for (const char* off : {"0", "off", "false"}) {
-    KernelChecksVariable variable(off);
+    environment.set("WGPT_KERNEL_CHECKS", off);
     EXPECT_FALSE(gpu::kernel_checks_from_environment()) << off;
   }
-  KernelChecksVariable variable("yes please");
+  environment.set("WGPT_KERNEL_CHECKS", "yes please");
   EXPECT_THROW(gpu::kernel_checks_from_environment(), Error);
 }
 
@@ -95,9 +76,12 @@ Results compute(const char* fixture, std::shared_ptr<gpu::Context> context) {
     options.stop_at_end_of_text = false;
     results.sampled.push_back(generate::generate(model, *tokenizer, prompt, options).ids);
   }
-  const std::vector<uint32_t> text = tokenizer->encode(
-      "A text to score, long enough to need more than one window of the model's context: "
-      "it goes on about foxes, dogs and the order of words for a while, and then it stops.");
+  // Longer than either fixture's context (128 and 64 positions): several windows.
+  std::string words;
+  for (int i = 0; i < 12; ++i) {
+    words += "A text to score goes on about foxes, dogs and the order of words for a while. ";
+  }
+  const std::vector<uint32_t> text = tokenizer->encode(words);
   for (const model::TokenSurprisal& scored : model::surprisal(model, text).tokens) {
     results.bits.push_back(scored.bits.value_or(-1.0));
     for (const model::TopToken& alternative : scored.alternatives) {
@@ -119,6 +103,7 @@ TEST(KernelChecks, ChangeNoResultOfAnyKernel) {
     EXPECT_EQ(unchecked.alternatives, checked.alternatives);
     EXPECT_FALSE(unchecked.sampled[0].empty());
     EXPECT_FALSE(unchecked.alternatives.empty());
+    EXPECT_GT(unchecked.bits.size(), 128u);
   }
 }
 
