@@ -61,7 +61,7 @@ void run_info(const InfoOptions& options) {
   if (limits.subgroups) {
     std::printf(
         "subgroups:    %u to %u lanes%s\n", limits.subgroup_min_size, limits.subgroup_max_size,
-        limits.subgroups_consecutive ? ", laid out consecutively (subgroup reductions)" : "");
+        context->subgroups_consecutive() ? ", laid out consecutively (subgroup reductions)" : "");
   } else {
     std::printf("subgroups:    no\n");
   }

@@ -34,8 +34,8 @@ struct Options {
 };
 
 // Whether the adapter's subgroups have 32 lanes laid out as the subgroup variants assume
-// (gpu::Limits::subgroups_consecutive).
-bool subgroups_usable(const gpu::Context& context);
+// (gpu::Context::subgroups_consecutive).
+bool subgroups_usable(gpu::Context& context);
 
 // Weights that an op's extra workgroups read into the GPU's L2 cache while it runs, so that a
 // later kernel of the step finds them there (src/kernels/lib/decode_warm.wgsl); no output

@@ -38,10 +38,6 @@ struct ContextOptions {
   // GPT-2 124M 1.7% faster, and gpt2-large 9.6% slower, so the checks stay by default. A browser
   // always keeps them.
   bool kernel_checks = kernel_checks_from_environment();
-  // Whether to find out, where the device has 32-lane subgroups, how it lays them out
-  // (Limits::subgroups_consecutive). false leaves that false without running the probe's kernels:
-  // for tests that give the context's subgroup kernels other source (Context::replace_kernel).
-  bool probe_subgroup_layout = true;
 };
 
 struct AdapterInfo {
@@ -83,9 +79,6 @@ struct Limits {
   bool subgroups = false;
   uint32_t subgroup_min_size = 0;
   uint32_t subgroup_max_size = 0;
-  // Subgroups of 32 lanes laid out as the subgroup reductions assume, found by a probe when the
-  // context was created (src/gpu/subgroup_layout.h).
-  bool subgroups_consecutive = false;
   // Whether the kernels run with WebGPU's checks (ContextOptions::kernel_checks; always in a
   // browser).
   bool kernel_checks = true;
@@ -193,6 +186,10 @@ class Context {
   const AdapterInfo& adapter_info() const;
   const Limits& limits() const;
   Stats stats() const;
+  // Whether the device has subgroups of 32 lanes laid out as the subgroup reductions assume
+  // (src/gpu/subgroup_layout.h): found by a probe (one submit, one wait) the first time it is
+  // asked, then remembered. A browser's device has no subgroups: false there, without a probe.
+  bool subgroups_consecutive();
 
   // A storage buffer of exactly `bytes` (rounded up to 4), from the pool when one is free.
   Buffer create_storage(size_t bytes);

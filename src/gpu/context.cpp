@@ -245,25 +245,10 @@ void Context::create_async(ContextOptions options,
   // Shared, not unique: std::function needs a copyable callable.
   auto impl = std::make_shared<std::unique_ptr<Impl>>(std::make_unique<Impl>());
   api::ErrorSink* sink = (*impl)->errors.get();
-  auto finish = [impl, probe = options.probe_subgroup_layout, done = std::move(done)](
-                    api::DeviceHandles handles, std::string error) {
+  auto finish = [impl, done = std::move(done)](api::DeviceHandles handles, std::string error) {
     if (!error.empty()) return done(Error(error));
     (*impl)->handles = std::move(handles);
-    std::shared_ptr<Context> context(new Context(std::move(*impl)));
-#ifndef __EMSCRIPTEN__  // the browser's devices are created without subgroups
-    Limits& limits = context->impl_->handles.limits;
-    if (probe && has_32_lane_subgroups(limits)) {
-      try {
-        limits.subgroups_consecutive = probe_consecutive_subgroups(*context);
-      } catch (const Error&) {
-        limits.subgroups_consecutive = false;  // the barrier reductions serve instead
-      }
-      context->impl_->stats = {};  // a new context has done none of its user's work
-    }
-#else
-    (void)probe;
-#endif
-    done(std::move(context));
+    done(std::shared_ptr<Context>(new Context(std::move(*impl))));
   };
   std::lock_guard lock(device_lifetime_mutex());
   api::create_device_async(options.backend, options.kernel_checks, sink, std::move(finish));
@@ -285,6 +270,21 @@ std::shared_ptr<Context> Context::create(ContextOptions options) {
 const AdapterInfo& Context::adapter_info() const { return impl_->handles.info; }
 const Limits& Context::limits() const { return impl_->handles.limits; }
 Stats Context::stats() const { return impl_->stats; }
+
+bool Context::subgroups_consecutive() {
+  if (!impl_->subgroups_consecutive) {
+    bool consecutive = false;
+    if (has_32_lane_subgroups(limits())) {
+      try {
+        consecutive = probe_consecutive_subgroups(*this);
+      } catch (const Error&) {
+        // A device whose probe fails takes the barrier reductions.
+      }
+    }
+    impl_->subgroups_consecutive = consecutive;
+  }
+  return *impl_->subgroups_consecutive;
+}
 
 Buffer Context::create_storage(size_t bytes) {
   impl_->check_usable();

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -36,6 +37,7 @@ struct Context::Impl {
   // Heap-allocated so the device's callbacks keep a stable address.
   std::unique_ptr<api::ErrorSink> errors = std::make_unique<api::ErrorSink>();
   Stats stats;
+  std::optional<bool> subgroups_consecutive;  // once Context::subgroups_consecutive has probed
 
   std::unordered_map<std::string, std::string> added_kernels;
   std::unordered_map<std::string, Pipeline> pipelines;

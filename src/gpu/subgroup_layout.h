@@ -2,8 +2,8 @@
 // Whether a device's subgroups are laid out as the subgroup reductions assume
 // (lib/reduce_subgroup.wgsl): in workgroups of 64 and of 256 threads, every subgroup the 32
 // consecutive local indices from a multiple of 32, in lane order. WebGPU does not promise it;
-// every GPU we have seen does it. A context finds out once, when it is created
-// (Limits::subgroups_consecutive), so that no kernel checks it at run time.
+// every GPU we have seen does it. A context finds out once, when first asked
+// (Context::subgroups_consecutive), so that no kernel checks it at run time.
 
 #include "wgpt/gpu.h"
 

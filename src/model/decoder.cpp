@@ -79,6 +79,8 @@ Decoder::Decoder(const Model& model, KvCache& cache, const SamplingOptions& samp
   p.patterns = empty({c.n_layer, c.n_head, c.n_ctx});
   p.candidates =
       empty({(c.vocab_size + ops::decode::kHeadRows - 1) / ops::decode::kHeadRows, 3}, DType::u32);
+  // Asked before the packing scope: the first time, the answer is a probe's readback.
+  const bool usable = ops::decode::subgroups_usable(*p.context);
   gpu::Scope scope(*p.context);  // the packing copies: one submit
   for (const LayerWeights& w : model.weights().layers) {
     p.ln1.push_back(packed(w.ln1_gamma, w.ln1_beta));
@@ -88,9 +90,8 @@ Decoder::Decoder(const Model& model, KvCache& cache, const SamplingOptions& samp
   ops::decode::Options options;
   options.software = tuning.layout == Layout::automatic ? p.context->adapter_info().is_cpu
                                                         : tuning.layout == Layout::software;
-  const bool usable = ops::decode::subgroups_usable(*p.context);
   if (tuning.reductions == Reductions::subgroup && !usable) {
-    throw Error("this adapter has no 32-lane subgroups for the subgroup reductions");
+    throw Error("this adapter has no 32-lane subgroups laid out as the subgroup reductions need");
   }
   options.subgroups = tuning.reductions == Reductions::automatic
                           ? usable && !options.software

@@ -34,9 +34,7 @@ void Bound::run() const {
   }
 }
 
-bool subgroups_usable(const gpu::Context& context) {
-  return context.limits().subgroups_consecutive;
-}
+bool subgroups_usable(gpu::Context& context) { return context.subgroups_consecutive(); }
 
 namespace {
 

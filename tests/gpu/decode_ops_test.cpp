@@ -341,7 +341,7 @@ std::shared_ptr<gpu::Context> context_with_emulated_subgroups(EmulatedLayout lay
   const std::string emulated =
       "const LAYOUT: u32 = " + std::to_string(static_cast<uint32_t>(layout)) + "u;\n" +
       text_of(root + "/tests/gpu/subgroup_ops_emulated.wgsl");
-  auto context = gpu::Context::create({.probe_subgroup_layout = false});
+  auto context = gpu::Context::create();
   size_t replaced = 0;
   for (const gpu::KernelSource& kernel : gpu::embedded_kernels()) {
     std::string source(kernel.wgsl);
