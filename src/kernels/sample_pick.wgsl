@@ -8,6 +8,8 @@
 // up the cut's `cut_kept` — then the draw r = counter_word(key, step[0] + 1) lands at
 // ⌊r · Q / 2³²⌋ of their total Q; the slice it lands in is walked in id order, each thread over a
 // contiguous run of 4 ids, to the first token whose running mass exceeds it.
+// Last of the step's sampling kernels, it zeroes the passes' histograms for the next step's (lib/
+// sample_histogram.wgsl: each slice adds into them).
 // Thread layout: one workgroup of 256 threads; at most 256 slices (a vocabulary of 2¹⁸).
 struct Params {
   vocab: u32,
@@ -16,16 +18,17 @@ struct Params {
   key_lo: u32,
   key_hi: u32,
   min_p: f32,
-  slot: u32,  // the settled cut (sample_draw's)
+  slot: u32,  // the settled cut (sample_draw's), with the largest z
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> z: array<f32>;
 @group(0) @binding(2) var<storage, read> best: array<u32>;
-@group(0) @binding(3) var<storage, read> partials_in: array<u32>;
+@group(0) @binding(3) var<storage, read> kept: array<u32>;
 @group(0) @binding(4) var<storage, read_write> searches: array<u32>;
 @group(0) @binding(5) var<storage, read_write> step: array<u32>;
 @group(0) @binding(6) var<storage, read_write> sequence: array<u32>;
+@group(0) @binding(7) var<storage, read_write> histograms: array<u32>;
 
 //! include "sample_cut.wgsl"
 //! include "workgroup_scan.wgsl"
@@ -57,8 +60,8 @@ fn land(local: u32, s: Search, q_cut: u32) {
   var ties = 0u;
   var mass = vec2<u32>(0u, 0u);
   if (local < params.groups) {
-    ties = partials_in[local * 3u];
-    mass = vec2<u32>(partials_in[local * 3u + 1u], partials_in[local * 3u + 2u]);
+    ties = kept[local * 3u];
+    mass = vec2<u32>(kept[local * 3u + 1u], kept[local * 3u + 2u]);
   }
   let tie_sums = workgroup_scan(local, ties, vec2<u32>(0u, 0u));
   let ties_before = tie_sums.count - ties;
@@ -87,12 +90,12 @@ fn kept_weight(z_value: f32, key: u32, tie_rank: u32, s: Search, largest: f32) -
 fn drawn_token(local: u32) -> u32 {
   // Each is set by the one thread whose range holds the draw, if any thread's does. Workgroup
   // memory is not zeroed on a device without WebGPU's checks (WGPT_KERNEL_CHECKS=0), so both are
-  // cleared first, before largest_z's barriers: with no such thread the token is 0, never garbage.
+  // cleared first, before land's barriers: with no such thread the token is 0, never garbage.
   if (local == 0u) {
     landing = Landing();
     chosen = 0u;
   }
-  let largest = largest_z(local);
+  let largest = load_largest(params.slot);
   let s = load_search(params.slot);
   land(local, s, fixed_weight(key_value(s.cut_key), largest));
   let at = landing;
@@ -144,6 +147,9 @@ fn main(@builtin(local_invocation_index) local: u32) {
     token = greedy_token(local);
   } else {
     token = drawn_token(local);
+  }
+  for (var i = local; i < arrayLength(&histograms); i += 256u) {
+    histograms[i] = 0u;
   }
   if (local == 0u) {
     let position = step[0] + 1u;

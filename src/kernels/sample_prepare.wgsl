@@ -10,7 +10,7 @@
 // that has just run): sequence[max(0, step[0] + 1 − last_n) ..= step[0]], staged in workgroup
 // memory when it has at most 1024 tokens. `bias` holds (id, value bits) pairs sorted by id.
 // Where the step's first cut is top-k's, this kernel also runs its first pass
-// (lib/sample_search.wgsl): the histogram of the keys' top digit into `partials_out`, and the
+// (lib/sample_search.wgsl): the histogram of the keys' top digit into `histograms`, and the
 // search in slot 0 of `searches`, which the first sample_select settles; a pass of its own would
 // only have read z back.
 struct Params {
@@ -34,7 +34,7 @@ struct Params {
 @group(0) @binding(4) var<storage, read> bias: array<u32>;
 @group(0) @binding(5) var<storage, read_write> z: array<f32>;
 @group(0) @binding(6) var<storage, read_write> best: array<u32>;
-@group(0) @binding(7) var<storage, read_write> partials_out: array<u32>;
+@group(0) @binding(7) var<storage, read_write> histograms: array<atomic<u32>>;
 @group(0) @binding(8) var<storage, read_write> searches: array<u32>;
 
 //! include "sample_cut.wgsl"
@@ -151,7 +151,7 @@ fn main(@builtin(local_invocation_index) local: u32, @builtin(workgroup_id) grou
   }
   if (params.first_cut == SEARCH_COUNT) {
     let search = first_search(SEARCH_COUNT, params.top_k);
-    histogram_slice(local, group.x, params.vocab, search, SEARCH_COUNT, 0u, 0.0);
+    histogram_slice(local, group.x, params.vocab, search, SEARCH_COUNT, 0u, 0.0, 0u);
     if (group.x == 0u && local == 0u) {
       store_search(0u, search);
     }

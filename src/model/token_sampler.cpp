@@ -3,7 +3,9 @@
 // then top-p by mass; a radix search over the rank key's four bytes), sample_draw (min-p, each
 // slice's kept mass) and sample_pick (the draw). A pass is a sample_select, except top-k's first,
 // which sample_prepare runs (top-p's first needs the largest z of every slice, which only a later
-// kernel has). Greedy decoding is sample_prepare and sample_pick.
+// kernel has). Greedy decoding is sample_prepare and sample_pick. Each pass's slices add their
+// histograms into one (settling reads 3 words, not every slice's), which sample_pick zeroes for
+// the next step; the largest z, once a pass has found it, travels with the search.
 
 #include "model/sampling_terms.h"
 #include "wgpt/io.h"
@@ -32,7 +34,7 @@ gpu::BufferRange range(const Tensor& t) {
 struct TokenSampler::Plan {
   std::shared_ptr<gpu::Context> context;
   uint32_t vocab = 0, groups = 0;
-  Tensor step, sequence, bias, z, best, partials[2], kept, searches;
+  Tensor step, sequence, bias, z, best, histograms, kept, searches;
   bool penalizes = false;
   std::vector<gpu::PreparedDispatch> dispatches;
 
@@ -60,8 +62,9 @@ void TokenSampler::Plan::allocate(const Config& c, const SamplingOptions& option
   sequence = empty({c.n_ctx + 1}, DType::u32);
   z = empty({c.vocab_size}, DType::f32);
   best = empty({groups, 2}, DType::u32);
-  partials[0] = empty({groups, 256, 3}, DType::u32);
-  partials[1] = empty({groups, 256, 3}, DType::u32);
+  // A histogram per pass, which the slices add into: zero when created, then zeroed by sample_pick
+  // at the end of every step.
+  histograms = empty({4 * cuts + 1, 256, 3}, DType::u32);
   kept = empty({groups, 3}, DType::u32);
   searches = empty({4 * cuts + 1, kSearchWords}, DType::u32);
 }
@@ -83,17 +86,20 @@ void TokenSampler::Plan::prepare_adjustments(const SamplingOptions& options,
   dispatches.push_back(
       context->prepare("sample_prepare", params,
                        {range(logits), range(step), range(sequence), range(bias), range(z),
-                        range(best), range(partials[0]), range(searches)},
+                        range(best), range(histograms), range(searches)},
                        {groups}));
 }
 
 uint32_t TokenSampler::Plan::prepare_cuts(const std::vector<SearchKind>& cuts,
                                           const SamplingOptions& options) {
-  // Each pass settles the one before it: pass n stores its search in slot n and histograms into
-  // partials[n % 2], which pass n + 1 reads. sample_prepare may have run pass 0.
+  // Each pass settles the one before it: pass n stores its search in slot n and its histogram in
+  // histogram n, which pass n + 1 reads. sample_prepare may have run pass 0.
   const bool first_pass_run = prepare_runs_first_pass(cuts);
   uint32_t pass = first_pass_run ? 1 : 0;
   uint32_t settle_kind = first_pass_run ? kCount : kNone, settle_level = 0;
+  // Whether the previous pass stored the largest z with its search: every pass after the first
+  // that needs it (one that weighs top-p's mass, or the draw) reads it there.
+  bool largest_in_slot = false;
   auto params = [&](uint32_t kind, uint32_t level) {
     return std::vector<uint32_t>{vocab,
                                  groups,
@@ -105,15 +111,17 @@ uint32_t TokenSampler::Plan::prepare_cuts(const std::vector<SearchKind>& cuts,
                                  io::f32_bits(options.top_p),
                                  io::f32_bits(options.min_p),
                                  pass == 0 ? 0 : pass - 1,
-                                 pass};
+                                 pass,
+                                 largest_in_slot ? 1u : 0u};
   };
   for (size_t cut = 0; cut < cuts.size(); ++cut) {
     const SearchKind kind = cuts[cut];
     for (uint32_t level = cut == 0 && first_pass_run ? 1 : 0; level < 4; ++level) {
       dispatches.push_back(context->prepare("sample_select", params(kind, level),
-                                            {range(z), range(best), range(partials[(pass + 1) % 2]),
-                                             range(partials[pass % 2]), range(searches)},
+                                            {range(z), range(best), range(histograms),
+                                             range(searches)},
                                             {groups}));
+      largest_in_slot = largest_in_slot || kind == kMass || settle_kind == kMass;
       settle_kind = kind;
       settle_level = level;
       ++pass;
@@ -121,7 +129,7 @@ uint32_t TokenSampler::Plan::prepare_cuts(const std::vector<SearchKind>& cuts,
   }
   dispatches.push_back(context->prepare(
       "sample_draw", params(kNone, 0),
-      {range(z), range(best), range(partials[(pass + 1) % 2]), range(kept), range(searches)},
+      {range(z), range(best), range(histograms), range(kept), range(searches)},
       {groups}));
   return pass;
 }
@@ -137,7 +145,9 @@ void TokenSampler::Plan::prepare_pick(const SamplingOptions& options, const samp
                              slot};
   dispatches.push_back(context->prepare(
       "sample_pick", params,
-      {range(z), range(best), range(kept), range(searches), range(step), range(sequence)}, {1}));
+      {range(z), range(best), range(kept), range(searches), range(step), range(sequence),
+       range(histograms)},
+      {1}));
 }
 
 TokenSampler::~TokenSampler() = default;

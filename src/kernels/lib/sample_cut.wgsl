@@ -61,6 +61,18 @@ fn largest_z(local: u32) -> f32 {
   return key_value(atomicLoad(&largest_key));
 }
 
+// A slot's word 9: the largest z, which the pass that stored the search had (the passes after the
+// first that needed it read it there rather than from every slice's best).
+const LARGEST_WORD: u32 = 9u;
+
+fn load_largest(slot: u32) -> f32 {
+  return bitcast<f32>(searches[slot * 12u + LARGEST_WORD]);
+}
+
+fn store_largest(slot: u32, largest: f32) {
+  searches[slot * 12u + LARGEST_WORD] = bitcast<u32>(largest);
+}
+
 fn load_search(slot: u32) -> Search {
   let at = slot * 12u;
   return Search(searches[at], vec2<u32>(searches[at + 1u], searches[at + 2u]), searches[at + 3u],

@@ -1,11 +1,17 @@
 // Shared by sample_prepare.wgsl and sample_select.wgsl: one pass of the radix search's histogram
 // (lib/sample_search.wgsl) over a slice — the count of the slice's rank keys still in play with
-// each value of digit `level`, and for top-p their fixed-point mass — into `partials_out`
-// [workgroups, 256, 3] (count, mass low, mass high).
+// each value of digit `level`, and for top-p their fixed-point mass — added into the pass's
+// histogram of the whole vocabulary, `histograms` [pass, 256, 3] (count, mass bits 0–20, mass
+// bits 21 and up), which sample_pick zeroes for the next step. The mass goes in two limbs so that
+// the adds need no carry (nothing waits for an atomic's old value): a slice's bin holds less than
+// 2⁴¹, so across 256 slices the low limb stays below 2²⁹ and the high one below 2²⁸.
 // Thread layout: one workgroup of 256 threads per slice of 1024 logits (ids slice_start + t +
 // 256·j). A thread adds its run of equal digits to the workgroup's bins at once (its ids are 256
 // apart, and near the top digits most keys share one), so same-bin atomics stay few.
-// The includer declares `z` and `partials_out`, and includes sample_cut.wgsl.
+// The includer declares `z` and `histograms` (array<atomic<u32>>), and includes sample_cut.wgsl.
+
+const MASS_LOW_BITS: u32 = 21u;
+const MASS_LOW_MASK: u32 = 0x1fffffu;
 
 var<workgroup> bin_count: array<atomic<u32>, 256>;
 var<workgroup> bin_low: array<atomic<u32>, 256>;
@@ -25,7 +31,7 @@ fn add_run(digit: u32, count: u32, mass: vec2<u32>, with_mass: bool) {
 // The histogram of digit `level` of slice `group`'s keys in play for search `s` of `kind` (keys
 // with its prefix, at or above its cut); `largest` z weighs the mass.
 fn histogram_slice(local: u32, group: u32, vocab: u32, s: Search, kind: u32, level: u32,
-                   largest: f32) {
+                   largest: f32, pass_index: u32) {
   atomicStore(&bin_count[local], 0u);
   atomicStore(&bin_low[local], 0u);
   atomicStore(&bin_high[local], 0u);
@@ -57,8 +63,16 @@ fn histogram_slice(local: u32, group: u32, vocab: u32, s: Search, kind: u32, lev
   }
   add_run(run_digit, run_count, run_mass, with_mass);
   workgroupBarrier();
-  let at = (group * 256u + local) * 3u;
-  partials_out[at] = atomicLoad(&bin_count[local]);
-  partials_out[at + 1u] = atomicLoad(&bin_low[local]);
-  partials_out[at + 2u] = atomicLoad(&bin_high[local]);
+  let count = atomicLoad(&bin_count[local]);
+  if (count == 0u) {
+    return;
+  }
+  let at = (pass_index * 256u + local) * 3u;
+  atomicAdd(&histograms[at], count);
+  if (with_mass) {
+    let low = atomicLoad(&bin_low[local]);
+    let high = atomicLoad(&bin_high[local]);
+    atomicAdd(&histograms[at + 1u], low & MASS_LOW_MASK);
+    atomicAdd(&histograms[at + 2u], (low >> MASS_LOW_BITS) | (high << (32u - MASS_LOW_BITS)));
+  }
 }

@@ -2,16 +2,15 @@
 // count) and top-p (by mass), one 8-bit digit of the rank key per pass, top digit first.
 //
 // A pass histograms the digit of the keys still in play (those with the digits chosen so far and,
-// for top-p, within top-k's cut) per slice into `partials_in` of the next pass [workgroups, 256,
-// 3] (count, mass low, mass high). The next pass settles it — every workgroup the same way, from
-// the same numbers: it merges the slices' histograms and walks the digits from the highest down
-// to the one where the running count (or mass) reaches what the search still needs; the ranks
-// above it are kept. After the fourth digit the key of the cut is known, and how many of the
+// for top-p, within top-k's cut), each slice adding into the pass's histogram (`histograms`, lib/
+// sample_histogram.wgsl). The next pass settles it — every workgroup the same way, from the same
+// numbers: it walks the digits from the highest down to the one where the running count (or mass)
+// reaches what the search still needs; the ranks above it are kept. After the fourth digit the key of the cut is known, and how many of the
 // tokens with exactly that key are kept (the lowest ids first). Workgroup 0 stores each settled
 // search in its slot of `searches` (12 words) for the pass after it.
 //
 // The includer declares `params` (SearchParams), `best` (the slices' best: (key, id) pairs),
-// `partials_in` and `searches`.
+// `histograms` and `searches`, and includes sample_histogram.wgsl.
 
 //! include "sample_cut.wgsl"
 //! include "workgroup_scan.wgsl"
@@ -26,11 +25,10 @@ struct SearchParams {
   top_k: u32,
   top_p: f32,
   min_p: f32,
-  settle_slot: u32,  // where the previous pass stored its search
-  slot: u32,         // where this pass stores the settled one
+  settle_slot: u32,  // where the previous pass stored its search (and its histogram)
+  slot: u32,         // where this pass stores the settled one (and its histogram)
+  largest_in_slot: u32,  // 1: the previous pass stored the largest z with its search
 }
-
-const SETTLE_SLICES: u32 = 16u;
 
 var<workgroup> settled: Search;
 
@@ -59,29 +57,14 @@ fn settle(local: u32, largest: f32) -> Search {
   let level = params.settle_level;
   let mass_search = params.settle_kind == SEARCH_MASS;
   let digit = 255u - local;  // thread order is rank order: the highest digit first
-  var count = 0u;
+  // One round trip: the slices added their histograms into one (merging 50 slices' here took four).
+  let at = (params.settle_slot * 256u + digit) * 3u;
+  var count = atomicLoad(&histograms[at]);
   var mass = vec2<u32>(0u, 0u);
-  // A settle is a chain of L2 round trips, one per step of this loop: sixteen slices per step put
-  // their loads in flight together (48 words, or 16 for a count search, whose histograms hold no
-  // mass), so GPT-2's 50 slices take four round trips (four slices per step took fourteen).
-  for (var g = 0u; g < params.groups; g += SETTLE_SLICES) {
-    var counts: array<u32, SETTLE_SLICES>;
-    var masses: array<vec2<u32>, SETTLE_SLICES>;
-    for (var j = 0u; j < SETTLE_SLICES; j++) {
-      counts[j] = 0u;
-      masses[j] = vec2<u32>(0u, 0u);
-      if (g + j < params.groups) {
-        let at = ((g + j) * 256u + digit) * 3u;
-        counts[j] = partials_in[at];
-        if (mass_search) {
-          masses[j] = vec2<u32>(partials_in[at + 1u], partials_in[at + 2u]);
-        }
-      }
-    }
-    for (var j = 0u; j < SETTLE_SLICES; j++) {
-      count += counts[j];
-      mass = add64(mass, masses[j]);
-    }
+  if (mass_search) {
+    let high = atomicLoad(&histograms[at + 2u]);
+    mass = add64(vec2<u32>(atomicLoad(&histograms[at + 1u]), 0u),
+                 vec2<u32>(high << MASS_LOW_BITS, high >> (32u - MASS_LOW_BITS)));
   }
   // Top-p within top-k: of the tokens with top-k's cut key, only cut_kept are in play.
   if (mass_search && s.cut_kept < s.cut_ties && (s.cut_key & prefix_mask(level)) == s.prefix &&
@@ -139,16 +122,20 @@ struct Settled {
   largest: f32,
 }
 
-// A pass's opening: the largest z (for weights: not needed by top-k's passes), and the previous
-// pass's histogram settled and stored (by workgroup 0) for the next pass.
+// A pass's opening: the largest z (for weights: not needed by top-k's passes; from the previous
+// pass's slot once a pass has found it), and the previous pass's histogram settled and stored (by
+// workgroup 0) for the next pass, with the largest z.
 fn settle_pass(local: u32, group: u32) -> Settled {
   var largest = 0.0;
-  if (params.kind != SEARCH_COUNT || params.settle_kind == SEARCH_MASS) {
+  if (params.largest_in_slot != 0u) {
+    largest = load_largest(params.settle_slot);
+  } else if (params.kind != SEARCH_COUNT || params.settle_kind == SEARCH_MASS) {
     largest = largest_z(local);
   }
   let s = settle(local, largest);
   if (group == 0u && local == 0u) {
     store_search(params.slot, s);
+    store_largest(params.slot, largest);
   }
   return Settled(s, largest);
 }
