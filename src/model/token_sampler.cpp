@@ -62,8 +62,8 @@ void TokenSampler::Plan::allocate(const Config& c, const SamplingOptions& option
   sequence = empty({c.n_ctx + 1}, DType::u32);
   z = empty({c.vocab_size}, DType::f32);
   best = empty({groups, 2}, DType::u32);
-  // A histogram per pass, which the slices add into: zero when created, then zeroed by sample_pick
-  // at the end of every step.
+  // A histogram per pass, which the slices add into: zeroed by start() (a pooled buffer holds what
+  // its last user left) and by sample_pick at the end of every step.
   histograms = empty({4 * cuts + 1, 256, 3}, DType::u32);
   kept = empty({groups, 3}, DType::u32);
   searches = empty({4 * cuts + 1, kSearchWords}, DType::u32);
@@ -83,11 +83,10 @@ void TokenSampler::Plan::prepare_adjustments(const SamplingOptions& options,
                              io::f32_bits(options.frequency_penalty),
                              u32(penalizes ? options.penalty_last_n : 0),
                              u32(options.logit_bias.size())};
-  dispatches.push_back(
-      context->prepare("sample_prepare", params,
-                       {range(logits), range(step), range(sequence), range(bias), range(z),
-                        range(best), range(histograms), range(searches)},
-                       {groups}));
+  dispatches.push_back(context->prepare("sample_prepare", params,
+                                        {range(logits), range(step), range(sequence), range(bias),
+                                         range(z), range(best), range(histograms), range(searches)},
+                                        {groups}));
 }
 
 uint32_t TokenSampler::Plan::prepare_cuts(const std::vector<SearchKind>& cuts,
@@ -117,10 +116,9 @@ uint32_t TokenSampler::Plan::prepare_cuts(const std::vector<SearchKind>& cuts,
   for (size_t cut = 0; cut < cuts.size(); ++cut) {
     const SearchKind kind = cuts[cut];
     for (uint32_t level = cut == 0 && first_pass_run ? 1 : 0; level < 4; ++level) {
-      dispatches.push_back(context->prepare("sample_select", params(kind, level),
-                                            {range(z), range(best), range(histograms),
-                                             range(searches)},
-                                            {groups}));
+      dispatches.push_back(
+          context->prepare("sample_select", params(kind, level),
+                           {range(z), range(best), range(histograms), range(searches)}, {groups}));
       largest_in_slot = largest_in_slot || kind == kMass || settle_kind == kMass;
       settle_kind = kind;
       settle_level = level;
@@ -129,8 +127,7 @@ uint32_t TokenSampler::Plan::prepare_cuts(const std::vector<SearchKind>& cuts,
   }
   dispatches.push_back(context->prepare(
       "sample_draw", params(kNone, 0),
-      {range(z), range(best), range(histograms), range(kept), range(searches)},
-      {groups}));
+      {range(z), range(best), range(histograms), range(kept), range(searches)}, {groups}));
   return pass;
 }
 
@@ -143,11 +140,10 @@ void TokenSampler::Plan::prepare_pick(const SamplingOptions& options, const samp
                              static_cast<uint32_t>(terms.key >> 32),
                              io::f32_bits(options.min_p),
                              slot};
-  dispatches.push_back(context->prepare(
-      "sample_pick", params,
-      {range(z), range(best), range(kept), range(searches), range(step), range(sequence),
-       range(histograms)},
-      {1}));
+  dispatches.push_back(context->prepare("sample_pick", params,
+                                        {range(z), range(best), range(kept), range(searches),
+                                         range(step), range(sequence), range(histograms)},
+                                        {1}));
 }
 
 TokenSampler::~TokenSampler() = default;
@@ -190,6 +186,9 @@ void TokenSampler::start(std::span<const uint32_t> context) {
   if (p.penalizes) {
     p.context->write(p.sequence.buffer(), p.sequence.offset() * 4, std::as_bytes(context));
   }
+  const std::vector<uint32_t> zeros(p.histograms.numel(), 0);
+  p.context->write(p.histograms.buffer(), p.histograms.offset() * 4,
+                   std::as_bytes(std::span(zeros)));
   const uint32_t state[] = {u32(context.size() - 1), context.back()};
   p.context->write(p.step.buffer(), p.step.offset() * 4, std::as_bytes(std::span(state)));
 }

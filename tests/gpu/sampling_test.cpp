@@ -120,6 +120,24 @@ TEST(TokenSampler, CutsInsideTiesKeepTheLowestIds) {
   }
 }
 
+// The passes add into histograms that each step's last kernel zeroes for the next; the first step
+// must not start from what a pooled buffer of the same size held before.
+TEST(TokenSampler, StartsFromZeroedHistogramsInAReusedBuffer) {
+  const size_t vocab = 9001;
+  const Model model = tiny_model(vocab);
+  const std::vector<float> logits = logits_of(vocab, 13);
+  for (const Mode& mode : std::vector<Mode>{{"top-k 40", {.top_k = 40, .seed = 14}},
+                                            {"top-p 0.9", {.top_p = 0.9f, .seed = 15}}}) {
+    SCOPED_TRACE(mode.name);
+    {
+      // A histogram per pass and one for the draw: five for one cut. Freed, it returns to the pool.
+      const std::vector<uint32_t> junk(5 * 256 * 3, 0x00ffffffu);
+      const Tensor left_behind = Tensor::from_u32(junk, {junk.size()}).to_gpu(model.context());
+    }
+    EXPECT_EQ(compare(model, logits, mode.options, 4, 1e-5), 0u);
+  }
+}
+
 // Plain temperature and min-p need no cut; each cut is four passes of one byte of the rank key,
 // of which sample_prepare runs top-k's first.
 TEST(TokenSampler, RunsOnePassPerByteOfEachCut) {
