@@ -8,8 +8,8 @@
 // up the cut's `cut_kept` — then the draw r = counter_word(key, step[0] + 1) lands at
 // ⌊r · Q / 2³²⌋ of their total Q; the slice it lands in is walked in id order, each thread over a
 // contiguous run of 4 ids, to the first token whose running mass exceeds it.
-// Last of the step's sampling kernels, it zeroes the passes' histograms for the next step's (lib/
-// sample_histogram.wgsl: each slice adds into them).
+// Last of the step's sampling kernels, it zeroes the passes' histograms for the next step's
+// (lib/sample_histogram.wgsl: each slice adds into them).
 // Thread layout: one workgroup of 256 threads; at most 256 slices (a vocabulary of 2¹⁸).
 struct Params {
   vocab: u32,

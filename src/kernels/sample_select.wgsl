@@ -1,7 +1,7 @@
 // Sampling, one digit of a cut (include/wgpt/sampling.h steps 6–7; lib/sample_search.wgsl): settles
 // the previous pass's histogram, then histograms the next 8-bit digit of the rank keys still in
-// play, each slice adding into this pass's histogram (lib/sample_histogram.wgsl). One workgroup of 256 threads per slice of 1024
-// logits.
+// play, each slice adding into this pass's histogram (lib/sample_histogram.wgsl). One workgroup of
+// 256 threads per slice of 1024 logits.
 @group(0) @binding(0) var<uniform> params: SearchParams;
 @group(0) @binding(1) var<storage, read> z: array<f32>;
 @group(0) @binding(2) var<storage, read> best: array<u32>;

@@ -63,8 +63,8 @@ void TokenSampler::Plan::allocate(const Config& c, const SamplingOptions& option
   z = empty({c.vocab_size}, DType::f32);
   best = empty({groups, 2}, DType::u32);
   // A histogram per pass, which the slices add into: zeroed by start() (a pooled buffer holds what
-  // its last user left) and by sample_pick at the end of every step.
-  histograms = empty({4 * cuts + 1, 256, 3}, DType::u32);
+  // its last user left) and by sample_pick at the end of every step. A binding is never empty.
+  histograms = empty({std::max<size_t>(4 * cuts, 1), 256, 3}, DType::u32);
   kept = empty({groups, 3}, DType::u32);
   searches = empty({4 * cuts + 1, kSearchWords}, DType::u32);
 }

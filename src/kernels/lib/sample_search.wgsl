@@ -2,12 +2,13 @@
 // count) and top-p (by mass), one 8-bit digit of the rank key per pass, top digit first.
 //
 // A pass histograms the digit of the keys still in play (those with the digits chosen so far and,
-// for top-p, within top-k's cut), each slice adding into the pass's histogram (`histograms`, lib/
-// sample_histogram.wgsl). The next pass settles it — every workgroup the same way, from the same
-// numbers: it walks the digits from the highest down to the one where the running count (or mass)
-// reaches what the search still needs; the ranks above it are kept. After the fourth digit the key of the cut is known, and how many of the
-// tokens with exactly that key are kept (the lowest ids first). Workgroup 0 stores each settled
-// search in its slot of `searches` (12 words) for the pass after it.
+// for top-p, within top-k's cut), each slice adding into the pass's histogram (`histograms`,
+// lib/sample_histogram.wgsl). The next pass settles it — every workgroup the same way, from the
+// same numbers: it walks the digits from the highest down to the one where the running count (or
+// mass) reaches what the search still needs; the ranks above it are kept. After the fourth digit
+// the key of the cut is known, and how many of the tokens with exactly that key are kept (the
+// lowest ids first). Workgroup 0 stores each settled search in its slot of `searches` (12 words)
+// for the pass after it.
 //
 // The includer declares `params` (SearchParams), `best` (the slices' best: (key, id) pairs),
 // `histograms` and `searches`, and includes sample_histogram.wgsl.
