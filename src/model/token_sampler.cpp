@@ -20,7 +20,7 @@ enum SearchKind : uint32_t { kNone = 0, kCount = 1, kMass = 2 };
 
 uint32_t u32(size_t value) { return static_cast<uint32_t>(value); }
 
-// Whether sample_prepare runs the first pass of `cuts` (into slot 0 and partials[0]).
+// Whether sample_prepare runs the first pass of `cuts` (into slot 0 and histogram 0).
 bool prepare_runs_first_pass(const std::vector<SearchKind>& cuts) {
   return !cuts.empty() && cuts.front() == kCount;
 }

@@ -94,7 +94,7 @@ std::vector<Mode> modes() {
 }
 
 TEST(TokenSampler, ChoosesTheReferenceTokenInEveryMode) {
-  // 33001: 33 slices of 1024, more than one step of a settle's 16 and a partial one after them.
+  // 33001: 33 slices of 1024, the last partial, all adding into one histogram per pass.
   for (size_t vocab : {257u, 9001u, 33001u}) {
     const Model model = tiny_model(vocab);
     for (const Mode& mode : modes()) {
