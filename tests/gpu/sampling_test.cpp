@@ -130,8 +130,9 @@ TEST(TokenSampler, StartsFromZeroedHistogramsInAReusedBuffer) {
                                             {"top-p 0.9", {.top_p = 0.9f, .seed = 15}}}) {
     SCOPED_TRACE(mode.name);
     {
-      // A histogram per pass and one for the draw: five for one cut. Freed, it returns to the pool.
-      const std::vector<uint32_t> junk(5 * 256 * 3, 0x00ffffffu);
+      // The size of the sampler's histograms for one cut (four passes of 256 bins of 3 words):
+      // freed, the buffer returns to the pool, which hands it to the sampler.
+      const std::vector<uint32_t> junk(4 * 256 * 3, 0x00ffffffu);
       const Tensor left_behind = Tensor::from_u32(junk, {junk.size()}).to_gpu(model.context());
     }
     EXPECT_EQ(compare(model, logits, mode.options, 4, 1e-5), 0u);
