@@ -8,8 +8,8 @@
 // up the cut's `cut_kept` — then the draw r = counter_word(key, step[0] + 1) lands at
 // ⌊r · Q / 2³²⌋ of their total Q; the slice it lands in is walked in id order, each thread over a
 // contiguous run of 4 ids, to the first token whose running mass exceeds it.
-// Last of the step's sampling kernels, it zeroes the passes' histograms for the next step's
-// (lib/sample_histogram.wgsl: each slice adds into them).
+// Last of a sampled step's kernels, it zeroes the passes' histograms for the next step's
+// (lib/sample_histogram.wgsl: each slice adds into them; greedy decoding has none).
 // Thread layout: one workgroup of 256 threads; at most 256 slices (a vocabulary of 2¹⁸).
 struct Params {
   vocab: u32,
@@ -147,9 +147,9 @@ fn main(@builtin(local_invocation_index) local: u32) {
     token = greedy_token(local);
   } else {
     token = drawn_token(local);
-  }
-  for (var i = local; i < arrayLength(&histograms); i += 256u) {
-    histograms[i] = 0u;
+    for (var i = local; i < arrayLength(&histograms); i += 256u) {
+      histograms[i] = 0u;
+    }
   }
   if (local == 0u) {
     let position = step[0] + 1u;

@@ -62,9 +62,9 @@ void TokenSampler::Plan::allocate(const Config& c, const SamplingOptions& option
   sequence = empty({c.n_ctx + 1}, DType::u32);
   z = empty({c.vocab_size}, DType::f32);
   best = empty({groups, 2}, DType::u32);
-  // A histogram per pass, which the slices add into: zeroed by start() (a pooled buffer holds what
-  // its last user left) and by sample_pick at the end of every step. A binding is never empty.
-  histograms = empty({std::max<size_t>(4 * cuts, 1), 256, 3}, DType::u32);
+  // A histogram per pass, which the slices add into: zero to start with (not a pooled buffer's
+  // contents), then zeroed by sample_pick at the end of every step. A binding is never empty.
+  histograms = Tensor::zeros({std::max<size_t>(4 * cuts, 1), 256, 3}, DType::u32).to_gpu(context);
   kept = empty({groups, 3}, DType::u32);
   searches = empty({4 * cuts + 1, kSearchWords}, DType::u32);
 }
@@ -186,9 +186,6 @@ void TokenSampler::start(std::span<const uint32_t> context) {
   if (p.penalizes) {
     p.context->write(p.sequence.buffer(), p.sequence.offset() * 4, std::as_bytes(context));
   }
-  const std::vector<uint32_t> zeros(p.histograms.numel(), 0);
-  p.context->write(p.histograms.buffer(), p.histograms.offset() * 4,
-                   std::as_bytes(std::span(zeros)));
   const uint32_t state[] = {u32(context.size() - 1), context.back()};
   p.context->write(p.step.buffer(), p.step.offset() * 4, std::as_bytes(std::span(state)));
 }

@@ -1,4 +1,5 @@
-// Shared by sample_prepare.wgsl and sample_select.wgsl: one pass of the radix search's histogram
+// Shared by the sampling kernels that write a pass's histogram (sample_prepare, sample_select) or
+// settle it (sample_select, sample_draw): one pass of the radix search's histogram
 // (lib/sample_search.wgsl) over a slice — the count of the slice's rank keys still in play with
 // each value of digit `level`, and for top-p their fixed-point mass — added into the pass's
 // histogram of the whole vocabulary, `histograms` [pass, 256, 3] (count, mass bits 0–20, mass
@@ -75,4 +76,22 @@ fn histogram_slice(local: u32, group: u32, vocab: u32, s: Search, kind: u32, lev
     atomicAdd(&histograms[at + 1u], low & MASS_LOW_MASK);
     atomicAdd(&histograms[at + 2u], (low >> MASS_LOW_BITS) | (high << (32u - MASS_LOW_BITS)));
   }
+}
+
+// What bin `digit` of pass `pass_index`'s histogram holds, once every slice has added into it: the
+// count and, for top-p (`with_mass`), the mass, its two limbs put together.
+struct Bin {
+  count: u32,
+  mass: vec2<u32>,
+}
+
+fn histogram_bin(pass_index: u32, digit: u32, with_mass: bool) -> Bin {
+  let at = (pass_index * 256u + digit) * 3u;
+  var bin = Bin(atomicLoad(&histograms[at]), vec2<u32>(0u, 0u));
+  if (with_mass) {
+    let high = atomicLoad(&histograms[at + 2u]);
+    bin.mass = add64(vec2<u32>(atomicLoad(&histograms[at + 1u]), 0u),
+                     vec2<u32>(high << MASS_LOW_BITS, high >> (32u - MASS_LOW_BITS)));
+  }
+  return bin;
 }

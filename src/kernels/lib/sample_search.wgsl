@@ -59,14 +59,9 @@ fn settle(local: u32, largest: f32) -> Search {
   let mass_search = params.settle_kind == SEARCH_MASS;
   let digit = 255u - local;  // thread order is rank order: the highest digit first
   // One round trip: the slices added their histograms into one (merging 50 slices' here took four).
-  let at = (params.settle_slot * 256u + digit) * 3u;
-  var count = atomicLoad(&histograms[at]);
-  var mass = vec2<u32>(0u, 0u);
-  if (mass_search) {
-    let high = atomicLoad(&histograms[at + 2u]);
-    mass = add64(vec2<u32>(atomicLoad(&histograms[at + 1u]), 0u),
-                 vec2<u32>(high << MASS_LOW_BITS, high >> (32u - MASS_LOW_BITS)));
-  }
+  let bin = histogram_bin(params.settle_slot, digit, mass_search);
+  var count = bin.count;
+  var mass = bin.mass;
   // Top-p within top-k: of the tokens with top-k's cut key, only cut_kept are in play.
   if (mass_search && s.cut_kept < s.cut_ties && (s.cut_key & prefix_mask(level)) == s.prefix &&
       digit_of(s.cut_key, level) == digit) {
