@@ -180,6 +180,13 @@ class Model {
                         const ForwardOptions& options = {}) const;
   // The body alone: the hidden state after the final LayerNorm, [t, C].
   Tensor body(std::span<const uint32_t> ids, KvCache& cache) const;
+  // The body over `sequences` sequences of equal length packed one after another in `ids`, each
+  // from position 0 and attending only to itself, with no cache: the hidden states after the final
+  // LayerNorm, [ids.size(), C], each sequence's rows equal to body() over it alone up to the
+  // rounding of the larger products. A scored text's windows in one pass (its products on many
+  // rows fill a GPU that one window leaves half idle). Throws as forward() does, and when the
+  // sequences do not divide ids or are longer than the context.
+  Tensor packed_body(std::span<const uint32_t> ids, size_t sequences) const;
   // Logits [t, vocab] from hidden states [t, C] given from outside (the tied LM head).
   Tensor head(const Tensor& hidden) const;
 
@@ -198,6 +205,12 @@ class Model {
       : config_(std::move(config)), weights_(std::move(weights)), context_(std::move(context)) {}
   Tensor run_body(std::span<const uint32_t> ids, KvCache& cache, ForwardOutput* capture,
                   const ForwardOptions& options) const;
+  // Throws unless every id is inside the vocabulary.
+  void check_ids(std::span<const uint32_t> ids) const;
+  // `values` as a u32 tensor on the model's device: on the GPU written into a pooled buffer before
+  // anything of the pass is recorded, so that a pass of the same shape binds the same buffers as
+  // the last one and every bind group comes from the context's cache.
+  Tensor upload_u32(std::span<const uint32_t> values) const;
   // One block, every intermediate kept for the probe's hooks (capture non-null) or fused: the
   // attention in one pass (ops::causal_attention) and the residual adds and GELU in the products.
   Tensor run_block(size_t layer, const Tensor& x, KvCache& cache, size_t position,

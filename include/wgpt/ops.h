@@ -118,6 +118,14 @@ Tensor causal_attention(const Tensor& qkv, const Tensor& k_cache, const Tensor& 
                         size_t offset, float scale);
 // Whether causal_attention runs for caches like this one (the GPU kernel takes heads of 64).
 bool causal_attention_supported(const Tensor& k_cache);
+// The causal self-attention of `sequences` sequences of t rows each, packed one after another in
+// qkv [sequences·t, 3C], each starting at position 0 and attending only within itself, its keys
+// and values taken from qkv's k and v blocks (no cache): out[s·t + i, h·hd ..] = Σ_{j ≤ i}
+// softmax_j(scale · q_{s·t+i}·k_{s·t+j}) · v_{s·t+j} → [sequences·t, C]. The windows of a scored
+// text in one pass; the same kernel as causal_attention.
+Tensor packed_causal_attention(const Tensor& qkv, size_t sequences, size_t n_head, float scale);
+// Whether packed_causal_attention runs on `context` (nullptr: the CPU) for heads of head_dim.
+bool packed_causal_attention_supported(const gpu::Context* context, size_t head_dim);
 
 // A batched decode step: B rows, each the newest token of its own sequence, whose caches share one
 // pool per layer, k_pool and v_pool [slots, n_head, n_ctx, head_dim] (slot s's cache is the

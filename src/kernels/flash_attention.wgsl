@@ -1,30 +1,37 @@
-// Causal self-attention of a prompt in one pass (flash attention): for query i of the prompt
+// Causal self-attention of prompts in one pass (flash attention): for query i of sequence s
 // (absolute position offset + i) and head h,
-//   out[i, h·64 + d] = Σ_{j ≤ offset + i} softmax_j(scale · q_i · k_j) · v[h, j, d],
-// with q_i = qkv[i, h·64 .. h·64 + 63] (the fused projection [t, 3C], queries first) and k, v the
-// rows [0, offset + t) of the caches [n_head, n_ctx, 64], which already hold the prompt's keys and
-// values. The softmax is kept online (a running maximum and sum per row, the output rescaled when
-// the maximum grows): nothing of size t × kv_len is stored. Assumes head_dim 64.
+//   out[s·t + i, h·64 + d] = Σ_{j ≤ offset + i} softmax_j(scale · q_i · k_j) · v[s, h, j, d],
+// with q_i = qkv[s·t + i, h·64 .. h·64 + 63] (the fused projection [sequences·t, 3C], queries
+// first). Where the keys and values sit is given by strides, so that one kernel reads them from a
+// KV cache [n_head, n_ctx, 64] (one sequence, whose cache already holds its keys and values) or
+// straight from the projection's k and v blocks (sequences packed one after another, offset 0: a
+// scored text's windows, which keep no cache). The softmax is kept online (a running maximum and
+// sum per row, the output rescaled when the maximum grows): nothing of size t × kv_len is stored.
+// Assumes head_dim 64.
 //
-// Workgroup (block of 64 query rows, head): 256 threads, four per row. Keys and values go through
-// workgroup memory in tiles of 32 (16 KiB, WebGPU's default limit), each key row's vec4s rotated
-// by the key's index so that the four keys read at once sit in different banks. Thread (row, part)
-// scores keys part, part + 4, .. of each tile against its row (read once into registers,
-// pre-scaled), with its own running maximum, sum and 64 output sums; threads of a subgroup that
-// share a part read the same key (a broadcast). At the end the four parts of a row merge through
-// the same workgroup memory. Grid (ceil(t / 64), n_head).
+// Workgroup (block of 64 query rows, head, sequence): 256 threads, four per row. Keys and values
+// go through workgroup memory in tiles of 32 (16 KiB, WebGPU's default limit), each key row's
+// vec4s rotated by the key's index so that the four keys read at once sit in different banks.
+// Thread (row, part) scores keys part, part + 4, .. of each tile against its row (read once into
+// registers, pre-scaled), with its own running maximum, sum and 64 output sums; threads of a
+// subgroup that share a part read the same key (a broadcast). At the end the four parts of a row
+// merge through the same workgroup memory. Grid (ceil(t / 64), n_head, sequences).
 struct Params {
-  t: u32,
+  t: u32,             // query rows of each sequence
   n_head: u32,
-  n_ctx: u32,
-  offset: u32,
+  offset: u32,        // keys before a sequence's first query (a cache's earlier positions)
   scale: f32,
+  key_row: u32,       // vec4s from one key (or value) to the next
+  key_head: u32,      // from one head's keys to the next head's
+  key_sequence: u32,  // from one sequence's keys to the next sequence's
+  key_first: u32,     // where key 0 of head 0 of sequence 0 sits in `keys`
+  value_first: u32,   // where its value sits in `values`
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read> qkv: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read> k_cache: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read> v_cache: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> keys: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> values: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> out: array<vec4<f32>>;
 
 const ROWS: u32 = 64u;
@@ -44,16 +51,19 @@ fn slot(j: u32, d: u32) -> u32 {
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
   let head = wid.y;
+  let sequence = wid.z;
   let row = li / PARTS;
   let part = li % PARTS;
   let i = wid.x * ROWS + row;
+  let packed_row = sequence * p.t + i;  // row of qkv and out
   let width4 = p.n_head * HEAD4;  // vec4s per row of the attention's output
   var q: array<vec4<f32>, HEAD4>;
   if (i < p.t) {
     for (var d = 0u; d < HEAD4; d++) {
-      q[d] = qkv[i * 3u * width4 + head * HEAD4 + d] * p.scale;
+      q[d] = qkv[packed_row * 3u * width4 + head * HEAD4 + d] * p.scale;
     }
   }
+  let head_keys = sequence * p.key_sequence + head * p.key_head;
   var o: array<vec4<f32>, HEAD4>;
   var running_max = NONE;
   var running_sum = 0.0;
@@ -67,9 +77,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
       var kv = vec4<f32>(0.0);
       var vv = vec4<f32>(0.0);
       if (k0 + key < keys_end) {
-        let at = (head * p.n_ctx + k0 + key) * HEAD4 + d;
-        kv = k_cache[at];
-        vv = v_cache[at];
+        let at = head_keys + (k0 + key) * p.key_row + d;
+        kv = keys[p.key_first + at];
+        vv = values[p.value_first + at];
       }
       k_tile[slot(key, d)] = kv;
       v_tile[slot(key, d)] = vv;
@@ -146,7 +156,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   }
   if (part == 0u && i < p.t) {
     for (var d = 0u; d < HEAD4; d++) {
-      out[i * width4 + head * HEAD4 + d] = o[d];
+      out[packed_row * width4 + head * HEAD4 + d] = o[d];
     }
   }
 }

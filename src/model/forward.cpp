@@ -28,28 +28,13 @@ Tensor Model::run_body(std::span<const uint32_t> ids, KvCache& cache, ForwardOut
     throw Error(std::to_string(position + t) + " tokens exceed the model's context of " +
                 std::to_string(config_.n_ctx));
   }
-  for (uint32_t id : ids) {
-    if (id >= config_.vocab_size) {
-      throw Error("token id " + std::to_string(id) + " is outside the vocabulary of " +
-                  std::to_string(config_.vocab_size));
-    }
-  }
+  check_ids(ids);
   // One step records into one submit on the GPU.
   std::optional<gpu::Scope> scope;
   if (context_) scope.emplace(*context_);
 
-  Tensor tokens = Tensor::from_u32(std::vector<uint32_t>(ids.begin(), ids.end()), {t});
-  if (context_) {
-    // Into a pooled buffer (written before anything of this pass is recorded), not a fresh upload:
-    // a prompt of the same length then binds the same buffers as the last one, and every bind
-    // group of the pass comes from the context's cache.
-    Tensor pooled = Tensor::empty_gpu(context_, {t}, DType::u32);
-    context_->write(pooled.buffer(), pooled.offset() * sizeof(uint32_t),
-                    std::as_bytes(tokens.u32s()));
-    tokens = pooled;
-  }
-  Tensor x =
-      ops::embedding(tokens, weights_.token_embedding, weights_.position_embedding, position);
+  Tensor x = ops::embedding(upload_u32(ids), weights_.token_embedding, weights_.position_embedding,
+                            position);
   if (options.capture_hidden) capture->hidden.push_back(x);
 
   for (size_t layer = 0; layer < config_.n_layer; ++layer) {
@@ -66,6 +51,59 @@ Tensor Model::run_body(std::span<const uint32_t> ids, KvCache& cache, ForwardOut
   if (options.detail_layers > 0) capture->detail.push_back({"ln_final.hook_normalized", out});
   cache.length_ += t;
   return out;
+}
+
+Tensor Model::packed_body(std::span<const uint32_t> ids, size_t sequences) const {
+  if (sequences == 0 || ids.empty() || ids.size() % sequences != 0) {
+    throw Error(std::to_string(ids.size()) + " tokens do not split into " +
+                std::to_string(sequences) + " sequences of equal length");
+  }
+  const size_t t = ids.size() / sequences;
+  if (t > config_.n_ctx) {
+    throw Error("sequences of " + std::to_string(t) + " tokens exceed the model's context of " +
+                std::to_string(config_.n_ctx));
+  }
+  if (!ops::packed_causal_attention_supported(context_.get(), config_.head_dim())) {
+    // Heads the kernel does not take: one sequence at a time through the cached path.
+    std::vector<Tensor> hidden;
+    for (size_t s = 0; s < sequences; ++s) {
+      KvCache cache = new_cache();
+      hidden.push_back(body(ids.subspan(s * t, t), cache));
+    }
+    return ops::concat_rows(hidden);
+  }
+  check_ids(ids);
+  std::optional<gpu::Scope> scope;
+  if (context_) scope.emplace(*context_);
+  std::vector<uint32_t> positions(ids.size());
+  for (size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<uint32_t>(i % t);
+  Tensor x = ops::embedding(upload_u32(ids), weights_.token_embedding, weights_.position_embedding,
+                            upload_u32(positions));
+  const float attention_scale = 1.0f / std::sqrt(static_cast<float>(config_.head_dim()));
+  for (const LayerWeights& layer : weights_.layers) {
+    x = fused_block(layer, config_, precision_, false, x, [&](const Tensor& qkv) {
+      return ops::packed_causal_attention(qkv, sequences, config_.n_head, attention_scale);
+    });
+  }
+  return ops::layernorm(x, weights_.final_gamma, weights_.final_beta, config_.layer_norm_epsilon);
+}
+
+void Model::check_ids(std::span<const uint32_t> ids) const {
+  for (uint32_t id : ids) {
+    if (id >= config_.vocab_size) {
+      throw Error("token id " + std::to_string(id) + " is outside the vocabulary of " +
+                  std::to_string(config_.vocab_size));
+    }
+  }
+}
+
+Tensor Model::upload_u32(std::span<const uint32_t> values) const {
+  Tensor host =
+      Tensor::from_u32(std::vector<uint32_t>(values.begin(), values.end()), {values.size()});
+  if (!context_) return host;
+  Tensor pooled = Tensor::empty_gpu(context_, {values.size()}, DType::u32);
+  context_->write(pooled.buffer(), pooled.offset() * sizeof(uint32_t), std::as_bytes(host.u32s()));
+  return pooled;
 }
 
 Tensor Model::run_fused_block(size_t layer, const Tensor& x, KvCache& cache,

@@ -1,8 +1,9 @@
 // Teacher-forced surprisal: how many bits each token cost the model, from one forward pass per
-// window (HF's sliding-window perplexity for texts longer than the context). Each window runs the
-// body over its tokens, the LM head over the rows of its new targets only, and ops::score_rows
-// over those rows; on the GPU the windows are recorded back to back and each one's scores (O(rows
-// · top_k) numbers) come back in one asynchronous readback while later windows run.
+// window (HF's sliding-window perplexity for texts longer than the context). Windows of equal
+// length run packed together (Model::packed_body), several to a pass; each window's LM head runs
+// over the rows of its new targets only, and ops::score_rows over those rows. On the GPU the passes
+// are recorded back to back and each one's scores (O(rows · top_k) numbers) come back in one
+// asynchronous readback while later passes run.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -46,20 +47,65 @@ void check_input(const Config& config, std::span<const uint32_t> ids) {
   }
 }
 
-// A window's pass and scores, recorded (in the caller's scope on the GPU), not read.
-ops::RowScores score_window(const Model& model, std::span<const uint32_t> ids, const Window& w,
-                            size_t top_k) {
-  const size_t rows = w.end - w.first_target;
+// How many windows of `window` tokens one pass packs: 8,192 rows, as many as a training step of 8
+// × 1024 (on the H200 its products ran at 22–31 TFLOP/s where one 1024-row window's ran at 13–19:
+// too few workgroups), bounded on the GPU so that the widest activation, the MLP's hidden [rows,
+// 4C] in f32, fits a storage binding.
+size_t windows_per_pass(const Model& model, size_t window) {
+  constexpr size_t kPassRows = 8192;
+  size_t rows = kPassRows;
+  if (model.on_gpu()) {
+    const uint64_t hidden_row_bytes = 4 * model.config().n_embd * sizeof(float);
+    rows = std::min<uint64_t>(
+        rows, model.context()->limits().max_storage_buffer_binding_size / hidden_row_bytes);
+  }
+  return std::max<size_t>(1, rows / window);
+}
+
+// Consecutive windows of equal length, at most `per_pass` of them, as [first, first + count).
+struct Pass {
+  size_t first, count;
+};
+
+std::vector<Pass> plan_passes(const std::vector<Window>& windows, size_t per_pass) {
+  std::vector<Pass> passes;
+  auto length = [](const Window& w) { return w.end - w.begin; };
+  for (size_t i = 0; i < windows.size(); ++i) {
+    if (passes.empty() || passes.back().count == per_pass ||
+        length(windows[i]) != length(windows[passes.back().first])) {
+      passes.push_back({i, 0});
+    }
+    ++passes.back().count;
+  }
+  return passes;
+}
+
+// A pass over windows of equal length and each one's scores, recorded (in the caller's scope on
+// the GPU), not read.
+std::vector<ops::RowScores> score_pass(const Model& model, std::span<const uint32_t> ids,
+                                       std::span<const Window> windows, size_t top_k) {
   // Uploaded first: an upload submits what the scope has recorded.
-  Tensor targets = Tensor::from_u32(
-      std::vector<uint32_t>(ids.begin() + static_cast<std::ptrdiff_t>(w.first_target),
-                            ids.begin() + static_cast<std::ptrdiff_t>(w.end)),
-      {rows});
-  if (model.on_gpu()) targets = targets.to_gpu(model.context());
-  KvCache cache = model.new_cache();
-  const Tensor hidden = model.body(ids.subspan(w.begin, w.end - w.begin), cache);
-  const Tensor logits = model.head(hidden.rows(w.first_target - 1 - w.begin, rows));
-  return ops::score_rows(logits, targets, top_k);
+  std::vector<Tensor> targets;
+  std::vector<uint32_t> packed;
+  for (const Window& w : windows) {
+    targets.push_back(Tensor::from_u32(
+        std::vector<uint32_t>(ids.begin() + static_cast<std::ptrdiff_t>(w.first_target),
+                              ids.begin() + static_cast<std::ptrdiff_t>(w.end)),
+        {w.end - w.first_target}));
+    if (model.on_gpu()) targets.back() = targets.back().to_gpu(model.context());
+    packed.insert(packed.end(), ids.begin() + static_cast<std::ptrdiff_t>(w.begin),
+                  ids.begin() + static_cast<std::ptrdiff_t>(w.end));
+  }
+  const size_t t = windows.front().end - windows.front().begin;
+  const Tensor hidden = model.packed_body(packed, windows.size());
+  std::vector<ops::RowScores> scores;
+  for (size_t s = 0; s < windows.size(); ++s) {
+    const Window& w = windows[s];
+    const Tensor logits =
+        model.head(hidden.rows(s * t + w.first_target - 1 - w.begin, w.end - w.first_target));
+    scores.push_back(ops::score_rows(logits, targets[s], top_k));
+  }
+  return scores;
 }
 
 // Tokens [w.first_target, w.end) of `result` from their rows' stats (bits, max, Σ exp) and top
@@ -129,30 +175,36 @@ std::span<const uint32_t> words(const std::vector<std::byte>& bytes) {
   return {reinterpret_cast<const uint32_t*>(bytes.data()), bytes.size() / sizeof(uint32_t)};
 }
 
-// Records window `index` and its readback, which completes from a later poll.
-void record_window(const Model& model, std::span<const uint32_t> ids,
-                   const std::shared_ptr<Scoring>& state, size_t index) {
+// Records a pass and its readback, which completes from a later poll.
+void record_pass(const Model& model, std::span<const uint32_t> ids,
+                 const std::shared_ptr<Scoring>& state, const Pass& pass) {
   gpu::Context& context = *model.context();
   gpu::Scope scope(context);  // the pass and its readback: one submit
-  const Window& w = state->windows[index];
-  auto scores = std::make_shared<ops::RowScores>(score_window(model, ids, w, state->top_k));
-  std::vector<gpu::BufferRange> regions = {
-      {scores->stats.buffer(), scores->stats.offset() * 4, scores->stats.numel() * 4}};
-  if (state->top_k > 0) {
-    regions.emplace_back(scores->top.buffer(), scores->top.offset() * 4, scores->top.numel() * 4);
-  }
+  const std::span<const Window> windows(state->windows.data() + pass.first, pass.count);
   // The callback holds the scores: their buffers stay out of the pool until they are read.
-  context.readback_many_async(regions, [state, scores,
-                                        w](Result<std::vector<std::vector<std::byte>>> bytes) {
-    if (!bytes.ok()) {
-      if (!state->failure) state->failure = bytes.error();
-    } else if (!state->failure) {
-      const auto& regions = bytes.value();
-      take_scores(state->result, w, floats(regions[0]),
-                  state->top_k > 0 ? words(regions[1]) : std::span<const uint32_t>(), state->top_k);
+  auto scores =
+      std::make_shared<std::vector<ops::RowScores>>(score_pass(model, ids, windows, state->top_k));
+  std::vector<gpu::BufferRange> regions;
+  for (const ops::RowScores& window : *scores) {
+    regions.push_back({window.stats.buffer(), window.stats.offset() * 4, window.stats.numel() * 4});
+    if (state->top_k > 0) {
+      regions.push_back({window.top.buffer(), window.top.offset() * 4, window.top.numel() * 4});
     }
-    state->arrive();
-  });
+  }
+  context.readback_many_async(
+      regions, [state, scores, windows](Result<std::vector<std::vector<std::byte>>> bytes) {
+        if (!bytes.ok() && !state->failure) state->failure = bytes.error();
+        const size_t per_window = state->top_k > 0 ? 2 : 1;
+        for (size_t s = 0; s < windows.size(); ++s) {
+          if (!state->failure) {
+            const auto window = std::span(bytes.value()).subspan(s * per_window, per_window);
+            take_scores(state->result, windows[s], floats(window[0]),
+                        state->top_k > 0 ? words(window[1]) : std::span<const uint32_t>(),
+                        state->top_k);
+          }
+          state->arrive();
+        }
+      });
 }
 
 }  // namespace
@@ -177,18 +229,23 @@ void surprisal_async(const Model& model, std::vector<uint32_t> ids, SurprisalOpt
   } catch (const Error& error) {
     return done(error);
   }
-  for (size_t i = 0; i < state->windows.size(); ++i) {
+  const std::vector<Pass> passes =
+      plan_passes(state->windows, windows_per_pass(model, config.n_ctx));
+  for (const Pass& pass : passes) {
     try {
       if (model.on_gpu()) {
-        record_window(model, ids, state, i);
+        record_pass(model, ids, state, pass);
       } else {
-        const Window& w = state->windows[i];
-        const ops::RowScores scores = score_window(model, ids, w, state->top_k);
-        take_scores(state->result, w, scores.stats.floats(), scores.top.u32s(), state->top_k);
-        state->arrive();
+        const std::span<const Window> windows(state->windows.data() + pass.first, pass.count);
+        const std::vector<ops::RowScores> scores = score_pass(model, ids, windows, state->top_k);
+        for (size_t s = 0; s < windows.size(); ++s) {
+          take_scores(state->result, windows[s], scores[s].stats.floats(), scores[s].top.u32s(),
+                      state->top_k);
+          state->arrive();
+        }
       }
     } catch (const Error& error) {
-      return state->fail(i, error);
+      return state->fail(pass.first, error);
     }
   }
 }

@@ -126,5 +126,31 @@ TEST(OpsCausalAttention, EqualsTheUnfusedAttention) {
   EXPECT_THROW(ops::kv_store(Tensor::zeros({t, 3 * c + 1}), fused_k, fused_v, 0), Error);
 }
 
+TEST(OpsPackedCausalAttention, EachSequenceEqualsItsOwnCausalAttention) {
+  // Three sequences of 5 rows: each equals causal_attention over a cache holding only its keys.
+  const size_t heads = 2, head_dim = 4, t = 5, sequences = 3, c = heads * head_dim;
+  std::vector<float> values(sequences * t * 3 * c);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = std::sin(0.29f * static_cast<float>(i));
+  const Tensor qkv = Tensor::from_floats(values, {sequences * t, 3 * c});
+  const float scale = 0.5f;
+  const std::vector<float> packed =
+      ops::packed_causal_attention(qkv, sequences, heads, scale).to_floats();
+  ASSERT_EQ(packed.size(), sequences * t * c);
+  for (size_t s = 0; s < sequences; ++s) {
+    const Tensor own = qkv.rows(s * t, t);
+    Tensor k = Tensor::zeros({heads, t, head_dim}), v = Tensor::zeros({heads, t, head_dim});
+    ops::kv_store(own, k, v, 0);
+    const std::vector<float> alone = ops::causal_attention(own, k, v, 0, scale).to_floats();
+    for (size_t i = 0; i < alone.size(); ++i) {
+      EXPECT_EQ(packed[s * t * c + i], alone[i]) << "sequence " << s << ", element " << i;
+    }
+  }
+  EXPECT_THROW(ops::packed_causal_attention(qkv, 2, heads, scale), Error);  // 15 rows in 2
+  EXPECT_THROW(ops::packed_causal_attention(qkv, 0, heads, scale), Error);
+  EXPECT_THROW(ops::packed_causal_attention(qkv, sequences, 3, scale), Error);  // C = 8 in 3
+  EXPECT_THROW(ops::packed_causal_attention(Tensor::zeros({15, 3 * c + 1}), 3, heads, scale),
+               Error);
+}
+
 }  // namespace
 }  // namespace wgpt

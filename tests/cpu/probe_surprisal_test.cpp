@@ -47,6 +47,27 @@ TEST(ProbeSurprisalCpu, LongTextsUseHfSlidingWindows) {
   EXPECT_NEAR(scored.mean_bits, total_bits / 149.0, 1e-9);
 }
 
+TEST(ProbeSurprisalCpu, PackedSequencesEqualEachBodyAlone) {
+  const auto model = model::Model::load(hf_fixture("char-tiny"), nullptr);
+  const size_t t = 40, sequences = 3, c = model.config().n_embd;
+  std::vector<uint32_t> ids;
+  for (size_t i = 0; i < sequences * t; ++i) ids.push_back(static_cast<uint32_t>((i * 7 + 3) % 65));
+  const std::vector<float> packed = model.packed_body(ids, sequences).to_floats();
+  ASSERT_EQ(packed.size(), sequences * t * c);
+  for (size_t s = 0; s < sequences; ++s) {
+    model::KvCache cache = model.new_cache();
+    const std::vector<float> alone =
+        model.body(std::span(ids).subspan(s * t, t), cache).to_floats();
+    expect_close(std::span(packed).subspan(s * t * c, t * c), alone, 0.0f,
+                 "sequence " + std::to_string(s));
+  }
+  EXPECT_THROW(model.packed_body(ids, 7), Error);  // 120 tokens in 7
+  EXPECT_THROW(model.packed_body(ids, 0), Error);
+  EXPECT_THROW(model.packed_body(ids, 1), Error);  // 120 > the context of 64
+  ids[5] = 65;
+  EXPECT_THROW(model.packed_body(ids, sequences), Error);
+}
+
 TEST(ProbeSurprisalCpu, StrideIsClampedBelowTheContext) {
   const auto model = model::Model::load(hf_fixture("char-tiny"), nullptr);
   std::vector<uint32_t> ids(70, 7);

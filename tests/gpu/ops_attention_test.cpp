@@ -100,5 +100,26 @@ TEST(GpuCausalAttention, PromptsMatchCpu) {
   EXPECT_FALSE(ops::causal_attention_supported(Tensor::empty_gpu(context, {2, 8, 16})));
 }
 
+TEST(GpuPackedCausalAttention, SequencesMatchCpu) {
+  // Heads of 64, sequences of 70 rows (a block of 64 query rows and a part of one; keys past a
+  // tile of 32), one of a single row, and one sequence alone.
+  auto context = test::gpu_context();
+  const size_t heads = 3, c = heads * 64;
+  uint32_t seed = 11;
+  for (auto [sequences, t] : {std::pair<size_t, size_t>{3, 70}, {4, 1}, {1, 33}}) {
+    Tensor qkv = Tensor::from_floats(test::random_floats(sequences * t * 3 * c, seed++),
+                                     {sequences * t, 3 * c});
+    Tensor expected = ops::packed_causal_attention(qkv, sequences, heads, 0.125f);
+    Tensor actual = ops::packed_causal_attention(qkv.to_gpu(context), sequences, heads, 0.125f);
+    EXPECT_TRUE(test::all_close(actual, expected, 1e-5f, 1e-4f))
+        << sequences << " sequences of " << t;
+  }
+  EXPECT_TRUE(ops::packed_causal_attention_supported(context.get(), 64));
+  EXPECT_FALSE(ops::packed_causal_attention_supported(context.get(), 16));
+  EXPECT_TRUE(ops::packed_causal_attention_supported(nullptr, 16));
+  EXPECT_THROW(ops::packed_causal_attention(Tensor::empty_gpu(context, {6, 3 * 32}), 2, 2, 1.0f),
+               Error);  // heads of 16
+}
+
 }  // namespace
 }  // namespace wgpt
