@@ -215,7 +215,10 @@ class Model {
   // attention in one pass (ops::causal_attention) and the residual adds and GELU in the products.
   Tensor run_block(size_t layer, const Tensor& x, KvCache& cache, size_t position,
                    ForwardOutput* capture, const ForwardOptions& options) const;
-  Tensor run_fused_block(size_t layer, const Tensor& x, KvCache& cache, size_t position) const;
+  // The fused block's output for the last `kept_rows` rows of x (all rows store their keys and
+  // values).
+  Tensor run_fused_block(size_t layer, const Tensor& x, KvCache& cache, size_t position,
+                         size_t kept_rows) const;
 
   Config config_;
   Weights weights_;

@@ -37,11 +37,16 @@ Tensor Model::run_body(std::span<const uint32_t> ids, KvCache& cache, ForwardOut
                             position);
   if (options.capture_hidden) capture->hidden.push_back(x);
 
+  // Only the last position's logits wanted and nothing captured: the last block needs every row's
+  // keys and values, but its attention, projections and MLP only the last row.
+  const bool last_row_only = !options.all_logits && !options.capture_attention &&
+                             !options.capture_hidden && options.detail_layers == 0;
   for (size_t layer = 0; layer < config_.n_layer; ++layer) {
     const bool detailed = options.capture_attention || layer < options.detail_layers ||
                           !ops::causal_attention_supported(cache.keys[layer]);
+    const size_t kept = last_row_only && layer + 1 == config_.n_layer ? 1 : t;
     x = detailed ? run_block(layer, x, cache, position, capture, options)
-                 : run_fused_block(layer, x, cache, position);
+                 : run_fused_block(layer, x, cache, position, kept);
     // HF reports the last block's output after the final LayerNorm instead (below).
     if (options.capture_hidden && layer + 1 < config_.n_layer) capture->hidden.push_back(x);
   }
@@ -106,14 +111,16 @@ Tensor Model::upload_u32(std::span<const uint32_t> values) const {
   return pooled;
 }
 
-Tensor Model::run_fused_block(size_t layer, const Tensor& x, KvCache& cache,
-                              size_t position) const {
+Tensor Model::run_fused_block(size_t layer, const Tensor& x, KvCache& cache, size_t position,
+                              size_t kept_rows) const {
   const float attention_scale = 1.0f / std::sqrt(static_cast<float>(config_.head_dim()));
   Tensor& keys = cache.keys[layer];
   Tensor& values = cache.values[layer];
   return fused_block(weights_.layers[layer], config_, precision_, false, x, [&](const Tensor& qkv) {
     ops::kv_store(qkv, keys, values, position);
-    return ops::causal_attention(qkv, keys, values, position, attention_scale);
+    const size_t first = qkv.dim(0) - kept_rows;
+    const Tensor queries = first == 0 ? qkv : qkv.rows(first, kept_rows);
+    return ops::causal_attention(queries, keys, values, position + first, attention_scale);
   });
 }
 

@@ -9,9 +9,12 @@ Tensor fused_block(const LayerWeights& w, const Config& config, ops::Precision p
   Tensor qkv =
       ops::matmul(ops::layernorm(x, w.ln1_gamma, w.ln1_beta, eps), w.qkv_weight,
                   {.bias = w.qkv_bias, .precision = precision, .row_invariant = row_invariant});
-  Tensor mid = ops::matmul(attend(qkv), w.attn_proj_weight,
+  const Tensor attended = attend(qkv);
+  const size_t rows = x.dim(0), kept = attended.dim(0);
+  const Tensor residual = kept == rows ? x : x.rows(rows - kept, kept);
+  Tensor mid = ops::matmul(attended, w.attn_proj_weight,
                            {.bias = w.attn_proj_bias,
-                            .residual = x,
+                            .residual = residual,
                             .precision = precision,
                             .row_invariant = row_invariant});
   Tensor hidden = ops::matmul(

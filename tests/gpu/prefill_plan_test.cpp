@@ -37,5 +37,34 @@ TEST(PrefillPlan, ARepeatedPrefillCreatesNoBindGroupOrBuffer) {
   EXPECT_EQ(after.submits - before.submits, 2u);  // the pass, and the logits' readback
 }
 
+// A prompt whose last position alone is read runs its last block on that row only (the keys and
+// values of every row still stored): its logits are the full pass's last row, and the caches it
+// leaves decode the same next step.
+TEST(PrefillPlan, TheLastPositionAloneEqualsTheFullPassesLastRow) {
+  model::Config config;
+  config.n_layer = 2;
+  config.n_head = 2;
+  config.n_embd = 128;  // heads of 64: the fused attention
+  config.n_ctx = 96;
+  config.vocab_size = 50;
+  auto context = gpu_context();
+  const model::Model model = model::Model::random(config, 3, context);
+  std::vector<uint32_t> ids(70);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<uint32_t>(i * 11 % 50);
+  model::KvCache last_only = model.new_cache(), full = model.new_cache();
+  const std::vector<float> last =
+      model.forward(ids, last_only, {.all_logits = false}).logits.to_floats();
+  const std::vector<float> all = model.forward(ids, full, {.all_logits = true}).logits.to_floats();
+  ASSERT_EQ(last.size(), 50u);
+  ASSERT_EQ(all.size(), 70u * 50u);
+  for (size_t v = 0; v < 50; ++v) EXPECT_NEAR(last[v], all[69 * 50 + v], 1e-4f) << v;
+  const uint32_t next = 7;
+  const std::vector<float> after_last =
+      model.forward(std::span(&next, 1), last_only, {.all_logits = false}).logits.to_floats();
+  const std::vector<float> after_full =
+      model.forward(std::span(&next, 1), full, {.all_logits = false}).logits.to_floats();
+  for (size_t v = 0; v < 50; ++v) EXPECT_NEAR(after_last[v], after_full[v], 1e-4f) << v;
+}
+
 }  // namespace
 }  // namespace wgpt::test
