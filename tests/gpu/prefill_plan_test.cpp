@@ -10,15 +10,20 @@
 namespace wgpt::test {
 namespace {
 
-TEST(PrefillPlan, ARepeatedPrefillCreatesNoBindGroupOrBuffer) {
+// Two layers of two heads of 64 (the fused attention's), a vocabulary of 50.
+model::Config heads_of_64(size_t n_ctx) {
   model::Config config;
   config.n_layer = 2;
   config.n_head = 2;
-  config.n_embd = 128;  // heads of 64: the fused attention
-  config.n_ctx = 64;
+  config.n_embd = 128;
+  config.n_ctx = n_ctx;
   config.vocab_size = 50;
+  return config;
+}
+
+TEST(PrefillPlan, ARepeatedPrefillCreatesNoBindGroupOrBuffer) {
   auto context = gpu_context();
-  const model::Model model = model::Model::random(config, 7, context);
+  const model::Model model = model::Model::random(heads_of_64(64), 7, context);
   std::vector<uint32_t> ids(37);
   for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<uint32_t>(i * 7 % 50);
   std::vector<float> first;
@@ -41,14 +46,8 @@ TEST(PrefillPlan, ARepeatedPrefillCreatesNoBindGroupOrBuffer) {
 // values of every row still stored): its logits are the full pass's last row, and the caches it
 // leaves decode the same next step.
 TEST(PrefillPlan, TheLastPositionAloneEqualsTheFullPassesLastRow) {
-  model::Config config;
-  config.n_layer = 2;
-  config.n_head = 2;
-  config.n_embd = 128;  // heads of 64: the fused attention
-  config.n_ctx = 96;
-  config.vocab_size = 50;
   auto context = gpu_context();
-  const model::Model model = model::Model::random(config, 3, context);
+  const model::Model model = model::Model::random(heads_of_64(96), 3, context);
   std::vector<uint32_t> ids(70);
   for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<uint32_t>(i * 11 % 50);
   model::KvCache last_only = model.new_cache(), full = model.new_cache();
