@@ -26,12 +26,15 @@ TEST(ProbeSurprisalGpu, PackedWindowsEqualTheCpuReference) {
   for (size_t i = 0; i < 260; ++i) ids.push_back(static_cast<uint32_t>((i * 37 + 11) % 300));
 
   // The body first: each packed sequence's rows as the cached path computes that sequence alone.
-  const std::vector<float> packed = model.packed_body(std::span(ids).first(3 * 90), 3).to_floats();
-  for (size_t s = 0; s < 3; ++s) {
+  const size_t t = 80, sequences = 3;
+  ASSERT_LE(sequences * t, ids.size());
+  const std::vector<float> packed =
+      model.packed_body(std::span(ids).first(sequences * t), sequences).to_floats();
+  for (size_t s = 0; s < sequences; ++s) {
     model::KvCache cache = model.new_cache();
     const std::vector<float> alone =
-        model.body(std::span(ids).subspan(s * 90, 90), cache).to_floats();
-    expect_close(std::span(packed).subspan(s * 90 * 128, 90 * 128), alone, 1e-4f,
+        model.body(std::span(ids).subspan(s * t, t), cache).to_floats();
+    expect_close(std::span(packed).subspan(s * t * 128, t * 128), alone, 1e-4f,
                  "sequence " + std::to_string(s));
   }
 
