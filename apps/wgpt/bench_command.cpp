@@ -38,6 +38,7 @@ struct BenchCommand {
   bool profile = false;
   bool probe = false;
   bool products = false;
+  std::vector<size_t> product_splits;  // with --products: each product again at these splits of k
   bool train = false;
   TrainingBench training;
   std::vector<std::string> sampling;  // specs: one tgN row each, after the greedy one
@@ -452,6 +453,9 @@ void run(const BenchCommand& command) {
   for (const std::string& spec : command.sampling)
     modes.push_back({spec, parse_sampling_spec(spec)});
   if (command.score_tokens == 1) throw Error("--score needs at least two tokens");
+  if (!command.product_splits.empty() && !command.products) {
+    throw Error("--product-splits times the products of --products: give both");
+  }
   // Their tables and notes are markdown: after a json or csv document they would spoil it.
   if (command.output != "md" && (command.profile || command.products || command.train ||
                                  !command.batch_decode.empty() || command.precision == "both")) {
@@ -526,7 +530,8 @@ void run(const BenchCommand& command) {
     const TrainingBench& t = command.training;
     for (auto it = lengths.begin(); it != lengths.end(); ++it) {
       const bool last = std::next(it) == lengths.end();
-      bench_products(model, *it, last && command.train ? t.batch * t.seq_len : 0, t.seq_len, 20);
+      bench_products(model, *it, last && command.train ? t.batch * t.seq_len : 0, t.seq_len,
+                     command.product_splits, 20);
     }
   }
   if (command.train && context) bench_training(model.config(), context, command.training);
@@ -624,6 +629,12 @@ void add_bench_command(CLI::App& app) {
                 "Also time every matrix product of a ppN pass (and of a training step, with "
                 "--train) and the prompt's attention, in both precisions, as TFLOP/s against the "
                 "H200's peaks");
+  sub->add_option("--product-splits", command->product_splits,
+                  "With --products: each product also timed (f32) with k cut into each of these "
+                  "numbers of slices, comma-separated (e.g. 1,2,3,5,11), against the split "
+                  "chosen for its shape")
+      ->delimiter(',')
+      ->check(whole_number(1, 4096));
   sub->add_flag("--train", command->train,
                 "Also measure training (forward, backward, AdamW on random tokens) in f32 and "
                 "in mixed precision, each from the same random weights (GPU only)");

@@ -52,9 +52,10 @@ void bench_parity(model::Model& model, const std::vector<uint32_t>& ids);
 // train_rows positions (train_rows > 0; backward products included) for each precision: the kernel
 // gemm_kernel chooses, µs per product, TFLOP/s and the share of the device's peak (f32 ~67 TFLOP/s
 // for f32 kernels, f16 tensor ~990 for the tensor-core ones: an H200's), plus the prompt's
-// attention pass (flash_attention.wgsl).
+// attention pass (flash_attention.wgsl). Each product is also timed in f32 with k cut into each
+// of `splits` slices (MatmulOptions::k_splits), for tuning the split chosen by shape.
 void bench_products(const model::Model& model, size_t prompt_tokens, size_t train_rows,
-                    size_t train_seq_len, size_t repetitions);
+                    size_t train_seq_len, const std::vector<size_t>& splits, size_t repetitions);
 
 // Prints the kernel timings `context` collected over `steps` steps (gpu::Context::time_kernels),
 // one row per kernel: dispatches, µs each and per step, and share. With timestamp queries the rows

@@ -88,7 +88,7 @@ void print_row(const std::string& name, const std::string& precision, const std:
 }  // namespace
 
 void bench_products(const model::Model& model, size_t prompt_tokens, size_t train_rows,
-                    size_t train_seq_len, size_t repetitions) {
+                    size_t train_seq_len, const std::vector<size_t>& splits, size_t repetitions) {
   if (!model.on_gpu()) return;
   gpu::Context& context = *model.context();
   const std::shared_ptr<gpu::Context>& shared = model.context();
@@ -107,6 +107,13 @@ void bench_products(const model::Model& model, size_t prompt_tokens, size_t trai
       const double seconds = gpu_seconds(context, repetitions, [&] { ops::matmul(a, b, options); });
       print_row(p.name, precision == ops::Precision::f32 ? "f32" : "mixed", kernel, seconds,
                 flops(p), kernel.find("tensor") != std::string::npos);
+    }
+    for (size_t split : splits) {
+      ops::MatmulOptions options = p.options;
+      options.k_splits = split;
+      const std::string kernel = ops::matmul_kernel(context.limits(), p.a, p.b, options);
+      const double seconds = gpu_seconds(context, repetitions, [&] { ops::matmul(a, b, options); });
+      print_row(p.name, "f32, split " + std::to_string(split), kernel, seconds, flops(p), false);
     }
   }
   const model::Config& c = model.config();

@@ -71,6 +71,10 @@ struct MatmulOptions {
   // gets the same bits alone as among others: a batched decode step, whose rows are sequences
   // that must not depend on what else is in the batch. Otherwise the kernel suits m.
   bool row_invariant = false;
+  // On the GPU, k cut into about this many slices (each a multiple of the kernel's k tile, none
+  // empty) whose partial sums a second pass adds, instead of the split chosen for the shape (0):
+  // for tuning that choice (wgpt bench --product-splits). The CPU ignores it.
+  size_t k_splits = 0;
 };
 
 // residual + gelu(scale · op(a) · op(b) + bias), each part when asked for. a [m, k] or [batch, m,

@@ -337,14 +337,20 @@ void gemm_tiled(std::string_view op, const GemmChoice& choice, const Gemm& g, co
                        word(op, g.batch * choice.splits)});
 }
 
+// `kernel` with k cut into about `wanted` slices, each a multiple of `k_tile` values deep and none
+// empty (so there may be fewer).
+GemmChoice split_k(GemmKernel kernel, size_t k, size_t wanted, size_t k_tile) {
+  const size_t k_per_split = ceil_div(ceil_div(k, wanted), k_tile) * k_tile;
+  return {kernel, ceil_div(k, k_per_split), k_per_split};
+}
+
 // gemv's split of k: until about kGemvTargetWorkgroups workgroups are in flight, each split at
 // least kMinSplitDepth deep.
 GemmChoice vector_choice(const Gemm& g) {
   const size_t blocks = ceil_div(g.n, 64) * ceil_div(g.m, 4) * g.batch;
   const size_t max_splits = std::max<size_t>(1, g.k / kMinSplitDepth);
   const size_t wanted = std::clamp<size_t>(ceil_div(kGemvTargetWorkgroups, blocks), 1, max_splits);
-  const size_t k_per_split = ceil_div(g.k, wanted);
-  return {GemmKernel::vector, ceil_div(g.k, k_per_split), k_per_split};  // no empty last split
+  return split_k(GemmKernel::vector, g.k, g.k_splits ? g.k_splits : wanted, 1);
 }
 
 void gemm_vector(std::string_view op, const GemmChoice& choice, const Gemm& g, const Tensor& a,
@@ -361,8 +367,7 @@ GemmChoice split_tiled(const Gemm& g, const gpu::Limits& limits, size_t min_dept
   const size_t max_splits = std::max<size_t>(1, g.k / min_depth);
   const size_t wanted =
       std::clamp<size_t>(ceil_div(kTiledTargetWorkgroups, blocks(g, kernel.tile)), 1, max_splits);
-  const size_t k_per_split = ceil_div(ceil_div(g.k, wanted), kernel.k_tile) * kernel.k_tile;
-  return {kernel.kernel, ceil_div(g.k, k_per_split), k_per_split};
+  return split_k(kernel.kernel, g.k, g.k_splits ? g.k_splits : wanted, kernel.k_tile);
 }
 
 }  // namespace

@@ -33,6 +33,8 @@ struct Gemm {
   // The kernel and split of k chosen as for kRowInvariantRows rows whatever m is, k split deeper
   // than other products (MatmulOptions).
   bool row_invariant = false;
+  // k cut into this many slices instead of the choice's (0): MatmulOptions::k_splits.
+  size_t k_splits = 0;
 };
 
 // What happens to each finished sum, in this order: + bias[col], GPT-2's GELU, + residual at the

@@ -53,7 +53,8 @@ detail::Gemm geometry_of(const Shape& a_shape, const Shape& b_shape, const Matmu
           .scale = options.scale,
           .out_row_stride = n,
           .precision = options.precision,
-          .row_invariant = options.row_invariant};
+          .row_invariant = options.row_invariant,
+          .k_splits = options.k_splits};
 }
 
 }  // namespace

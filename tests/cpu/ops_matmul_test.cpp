@@ -266,6 +266,28 @@ TEST(OpsMatmul, RowInvariantProductsChooseAsFor64Rows) {
   EXPECT_EQ(ops::detail::gemm_kernel({.m = 64, .k = 768, .n = 768}, f32_device()).splits, 3u);
 }
 
+TEST(OpsMatmul, ForcedSplitsCutKIntoWholeTilesNoneEmpty) {
+  // pp1024's qkv projection: the 128×128 vec4 kernel (k tiles of 8), 2 splits of its own accord.
+  auto choice = [](size_t k_splits, size_t m = 1024) {
+    return ops::detail::gemm_kernel({.m = m, .k = 768, .n = 2304, .k_splits = k_splits},
+                                    f32_device());
+  };
+  EXPECT_EQ(choice(0).splits, 2u);
+  EXPECT_EQ(choice(1).splits, 1u);
+  EXPECT_EQ(choice(1).k_per_split, 768u);
+  EXPECT_EQ(choice(5).kernel, ops::detail::GemmKernel::wide_vec4);
+  EXPECT_EQ(choice(5).splits, 5u);
+  EXPECT_EQ(choice(5).k_per_split, 160u);  // 768 / 5 rounded up to the tile
+  EXPECT_EQ(choice(1000).splits, 96u);     // one tile each at most
+  EXPECT_EQ(choice(1000).k_per_split, 8u);
+  // The matrix-vector kernel has no k tile.
+  EXPECT_EQ(choice(7, 1).kernel, ops::detail::GemmKernel::vector);
+  EXPECT_EQ(choice(7, 1).splits, 7u);
+  EXPECT_EQ(choice(7, 1).k_per_split, 110u);
+  EXPECT_EQ(ops::matmul_kernel(f32_device(), {1024, 768}, {768, 2304}, {.k_splits = 5}),
+            "matmul_wide_vec4 (5 splits)");
+}
+
 TEST(OpsMatmul, PackedWeightsTakeTheF32KernelsDtypeVariantsEvenInMixedPrecision) {
   using ops::detail::GemmKernel;
   // The tensor-core kernels read B as f32: a B stored as f16, bf16 or q4 goes to the f32 kernels,

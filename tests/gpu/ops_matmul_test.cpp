@@ -214,6 +214,28 @@ INSTANTIATE_TEST_SUITE_P(
                       EpilogueCase{ops::detail::GemmKernel::tiled, 2, 1, 70, 700, 90},
                       EpilogueCase{ops::detail::GemmKernel::wide_vec4, 2, 32, 100, 520, 100}));
 
+// k cut into as many slices as asked (wgpt bench --product-splits), by the tiled and the
+// matrix-vector kernels, still gives the CPU's product.
+TEST(GpuMatmulSplits, ForcedSplitsMatchCpu) {
+  auto context = test::gpu_context();
+  for (size_t m : {70, 2}) {
+    Tensor a = Tensor::from_floats(test::random_floats(m * 700, 1), {m, 700});
+    Tensor b = Tensor::from_floats(test::random_floats(700 * 90, 2), {700, 90});
+    Tensor bias = Tensor::from_floats(test::random_floats(90, 3), {90});
+    const Tensor expected = ops::matmul(a, b, {.bias = bias});
+    for (size_t splits : {1, 3, 7}) {
+      const ops::MatmulOptions options{.bias = bias.to_gpu(context), .k_splits = splits};
+      const std::string kernel =
+          ops::matmul_kernel(context->limits(), a.shape(), b.shape(), options);
+      const std::string named = std::to_string(splits) + " splits)";
+      EXPECT_EQ(kernel.find(named) != std::string::npos, splits > 1) << kernel;
+      const Tensor actual = ops::matmul(a.to_gpu(context), b.to_gpu(context), options);
+      EXPECT_TRUE(test::all_close(actual, expected, tolerance(700), 1e-5f))
+          << m << " rows, " << splits << " splits";
+    }
+  }
+}
+
 TEST(GpuMatmulChunks, TransposedChunksMatchCpu) {
   // An LM head over a table split into uneven row chunks, at decode (m = 1, gemv) and prefill
   // (m = 20, tiled) sizes.
