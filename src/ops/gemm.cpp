@@ -31,10 +31,26 @@ constexpr size_t kWideMinBlocks = 96;
 // The tensor-core kernels take 128×128 blocks once a product has one per multiprocessor of an
 // H200, else 64×64 blocks (four times as many workgroups).
 constexpr size_t kTensorWideMinBlocks = 132;
-// Split-k: a tiled product with fewer blocks than this splits k until it has about as many
-// workgroups (two per multiprocessor of an H200), each split at least kMinTiledSplitDepth deep.
+// Split-k: two workgroups run per multiprocessor of an H200, this many at once. A 64×64 or
+// tensor-core product with fewer blocks splits k until it has about as many workgroups, each
+// split at least kMinTiledSplitDepth deep; the 128×128 f32 kernels split as modelled below.
 constexpr size_t kTiledTargetWorkgroups = 264;
 constexpr size_t kMinTiledSplitDepth = 256;
+
+// How long the 128×128 f32 kernels (matmul_wide*.wgsl) take with k split into s slices, a model
+// fitted to an H200's per-product times (docs/benchmarks.md, "A model of the products' time": 17
+// of 19 products within 5%): workgroups run in rounds of kTiledTargetWorkgroups, each round
+// taking kWideMicrosPerK per value of k in a slice plus kWideMicrosPerRound (the blocks' stores);
+// a split adds the reduction pass, kDispatchMicros plus (s + 1) · m · n floats read or written at
+// kReductionBytesPerMicro. Of the splits modelled within kSplitTolerance of the fastest, the
+// fewest is taken; none shallower than kMinWideSplitDepth, none whose partial sums would not fit
+// one storage binding.
+constexpr double kWideMicrosPerK = 0.255;
+constexpr double kWideMicrosPerRound = 13.6;
+constexpr double kDispatchMicros = 5.0;
+constexpr double kReductionBytesPerMicro = 3.0e6;
+constexpr double kSplitTolerance = 1.05;
+constexpr size_t kMinWideSplitDepth = 64;
 
 // A row-invariant product chooses its kernel as for this many rows: a batched decode step of up
 // to 64 sequences, the tiled kernels' block, fills no more than one block of rows. Its k splits
@@ -362,12 +378,50 @@ void gemm_vector(std::string_view op, const GemmChoice& choice, const Gemm& g, c
 
 // The tiled kernel for `g` with k split until about kTiledTargetWorkgroups are in flight, each
 // split at least `min_depth` deep.
-GemmChoice split_tiled(const Gemm& g, const gpu::Limits& limits, size_t min_depth) {
-  const TiledKernel& kernel = tiled_kernel(tiled_choice(g, limits));
+GemmChoice split_tiled(const Gemm& g, const TiledKernel& kernel, size_t min_depth) {
   const size_t max_splits = std::max<size_t>(1, g.k / min_depth);
   const size_t wanted =
       std::clamp<size_t>(ceil_div(kTiledTargetWorkgroups, blocks(g, kernel.tile)), 1, max_splits);
   return split_k(kernel.kernel, g.k, g.k_splits ? g.k_splits : wanted, kernel.k_tile);
+}
+
+double modelled_wide_micros(const Gemm& g, const GemmChoice& choice) {
+  const size_t rounds = ceil_div(blocks(g, 128) * choice.splits, kTiledTargetWorkgroups);
+  double micros = static_cast<double>(rounds) *
+                  (static_cast<double>(choice.k_per_split) * kWideMicrosPerK + kWideMicrosPerRound);
+  if (choice.splits > 1) {
+    const double floats = static_cast<double>(choice.splits + 1) * static_cast<double>(g.batch) *
+                          static_cast<double>(g.m) * static_cast<double>(g.n);
+    micros += kDispatchMicros + floats * sizeof(float) / kReductionBytesPerMicro;
+  }
+  return micros;
+}
+
+// A 128×128 f32 kernel with the split of k the model above finds fastest.
+GemmChoice fastest_wide_split(const Gemm& g, const TiledKernel& kernel, const gpu::Limits& limits) {
+  std::vector<std::pair<GemmChoice, double>> candidates;
+  double fastest = 0;
+  for (size_t wanted = 1; wanted <= std::max<size_t>(1, g.k / kMinWideSplitDepth); ++wanted) {
+    const GemmChoice choice = split_k(kernel.kernel, g.k, wanted, kernel.k_tile);
+    const uint64_t partial_bytes = uint64_t{choice.splits} * g.batch * g.m * g.n * sizeof(float);
+    if (choice.splits != wanted ||
+        (choice.splits > 1 && partial_bytes > limits.max_storage_buffer_binding_size)) {
+      continue;
+    }
+    const double micros = modelled_wide_micros(g, choice);
+    if (candidates.empty() || micros < fastest) fastest = micros;
+    candidates.emplace_back(choice, micros);
+  }
+  return std::find_if(candidates.begin(), candidates.end(),
+                      [&](const auto& c) { return c.second <= fastest * kSplitTolerance; })
+      ->first;
+}
+
+GemmChoice tiled_split(const Gemm& g, const gpu::Limits& limits, size_t min_depth) {
+  const TiledKernel& kernel = tiled_kernel(tiled_choice(g, limits));
+  const bool wide_f32 = kernel.kernel == GemmKernel::wide || kernel.kernel == GemmKernel::wide_vec4;
+  if (wide_f32 && !g.row_invariant && !g.k_splits) return fastest_wide_split(g, kernel, limits);
+  return split_tiled(g, kernel, min_depth);
 }
 
 }  // namespace
@@ -384,10 +438,10 @@ GemmChoice gemm_kernel(const Gemm& g, const gpu::Limits& limits) {
     // choice of a fixed m gives every row the same sums whatever the product's m.
     Gemm fixed = g;
     fixed.m = kRowInvariantRows;
-    return split_tiled(fixed, limits, kRowInvariantSplitDepth);
+    return tiled_split(fixed, limits, kRowInvariantSplitDepth);
   }
   if (g.m <= kGemvMaxRows) return vector_choice(g);
-  return split_tiled(g, limits, kMinTiledSplitDepth);
+  return tiled_split(g, limits, kMinTiledSplitDepth);
 }
 
 void gemm(std::string_view op, const Gemm& product, const Tensor& a, const Tensor& b,

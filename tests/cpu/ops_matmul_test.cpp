@@ -147,6 +147,7 @@ TEST(OpsMatmul, CpuProductIsTheDefinitionBitForBit) {
 gpu::Limits f32_device(size_t alignment = 256) {
   gpu::Limits limits;
   limits.min_storage_buffer_offset_alignment = static_cast<uint32_t>(alignment);
+  limits.max_storage_buffer_binding_size = 4095ull << 20;  // an H200's, through Dawn
   return limits;
 }
 
@@ -267,12 +268,12 @@ TEST(OpsMatmul, RowInvariantProductsChooseAsFor64Rows) {
 }
 
 TEST(OpsMatmul, ForcedSplitsCutKIntoWholeTilesNoneEmpty) {
-  // pp1024's qkv projection: the 128×128 vec4 kernel (k tiles of 8), 2 splits of its own accord.
+  // pp1024's qkv projection: the 128×128 vec4 kernel (k tiles of 8), 3 splits of its own accord.
   auto choice = [](size_t k_splits, size_t m = 1024) {
     return ops::detail::gemm_kernel({.m = m, .k = 768, .n = 2304, .k_splits = k_splits},
                                     f32_device());
   };
-  EXPECT_EQ(choice(0).splits, 2u);
+  EXPECT_EQ(choice(0).splits, 3u);
   EXPECT_EQ(choice(1).splits, 1u);
   EXPECT_EQ(choice(1).k_per_split, 768u);
   EXPECT_EQ(choice(5).kernel, ops::detail::GemmKernel::wide_vec4);
@@ -331,12 +332,34 @@ TEST(OpsMatmul, ProductsWithFewBlocksSplitK) {
   EXPECT_EQ(mixed.k_per_split, 288u);
   // No split below 256 of k each: pp128's QKV projection (k 768) splits 3 ways, not 4.
   EXPECT_EQ(choice({.m = 128, .k = 768, .n = 2304}, f32_device()).splits, 3u);
-  // A weight gradient 768×8192ᵀ · 8192×768: 36 blocks of 128×128, split 8 ways.
-  auto gradient = choice({.m = 768, .k = 8192, .n = 768, .trans_a = true}, f32_device());
-  EXPECT_EQ(gradient.splits, 8u);
-  EXPECT_EQ(gradient.k_per_split, 1024u);
-  // Enough blocks: no split.
-  EXPECT_EQ(choice({.m = 8192, .k = 768, .n = 2304}, f32_device()).splits, 1u);
+}
+
+// The 128×128 f32 kernels split k as gemm.cpp's model of their rounds finds fastest.
+TEST(OpsMatmul, WideProductsSplitKIntoWholeRounds) {
+  auto splits = [](ops::detail::Gemm g, const gpu::Limits& limits = f32_device()) {
+    return ops::detail::gemm_kernel(g, limits).splits;
+  };
+  // pp1024's products: qkv 144 blocks in 3 splits of 256 (432 workgroups, two rounds: 2 splits
+  // also take two, of 384), the projection's 48 in 5 of 160 (one round), the MLP's first 192
+  // blocks whole (one round of 768), its second 48 in 5 of 616 (one round).
+  EXPECT_EQ(splits({.m = 1024, .k = 768, .n = 2304}), 3u);
+  EXPECT_EQ(splits({.m = 1024, .k = 768, .n = 768}), 5u);
+  EXPECT_EQ(splits({.m = 1024, .k = 768, .n = 3072}), 1u);
+  EXPECT_EQ(splits({.m = 1024, .k = 3072, .n = 768}), 5u);
+  // Training on 8 × 1024: qkv's 1,152 blocks whole; the MLP's second product (384 blocks, two
+  // rounds of 3072) in 2 splits (three rounds of 1536); the LM head's input gradient likewise.
+  EXPECT_EQ(splits({.m = 8192, .k = 768, .n = 2304}), 1u);
+  EXPECT_EQ(splits({.m = 8192, .k = 3072, .n = 768}), 2u);
+  EXPECT_EQ(splits({.m = 8192, .k = 50257, .n = 768}), 2u);
+  // A weight gradient 768×8192ᵀ · 8192×768: 36 blocks in 7 splits (252 workgroups, one round).
+  const ops::detail::GemmChoice gradient =
+      ops::detail::gemm_kernel({.m = 768, .k = 8192, .n = 768, .trans_a = true}, f32_device());
+  EXPECT_EQ(gradient.splits, 7u);
+  EXPECT_EQ(gradient.k_per_split, 1176u);
+  // Partial sums that would not fit one storage binding rule a split out.
+  gpu::Limits small = f32_device();
+  small.max_storage_buffer_binding_size = 8u << 20;
+  EXPECT_EQ(splits({.m = 8192, .k = 3072, .n = 768}, small), 1u);
 }
 
 }  // namespace

@@ -212,7 +212,7 @@ INSTANTIATE_TEST_SUITE_P(
                       EpilogueCase{ops::detail::GemmKernel::vector, 21, 1, 3, 700, 50},
                       EpilogueCase{ops::detail::GemmKernel::tiled, 1, 2, 70, 40, 90},
                       EpilogueCase{ops::detail::GemmKernel::tiled, 2, 1, 70, 700, 90},
-                      EpilogueCase{ops::detail::GemmKernel::wide_vec4, 2, 32, 100, 520, 100}));
+                      EpilogueCase{ops::detail::GemmKernel::wide_vec4, 7, 32, 100, 520, 100}));
 
 // k cut into as many slices as asked (wgpt bench --product-splits), by the tiled and the
 // matrix-vector kernels, still gives the CPU's product.
