@@ -399,9 +399,13 @@ double modelled_wide_micros(const Gemm& g, const GemmChoice& choice) {
 
 // A 128×128 f32 kernel with the split of k the model above finds fastest.
 GemmChoice fastest_wide_split(const Gemm& g, const TiledKernel& kernel, const gpu::Limits& limits) {
+  // Past four rounds more splits no longer shorten the compute (its total stays blocks · k) and
+  // only add reductions and rounds' stores.
+  const size_t most = std::max<size_t>(
+      1, std::min(g.k / kMinWideSplitDepth, 4 * kTiledTargetWorkgroups / blocks(g, kernel.tile)));
   std::vector<std::pair<GemmChoice, double>> candidates;
   double fastest = 0;
-  for (size_t wanted = 1; wanted <= std::max<size_t>(1, g.k / kMinWideSplitDepth); ++wanted) {
+  for (size_t wanted = 1; wanted <= most; ++wanted) {
     const GemmChoice choice = split_k(kernel.kernel, g.k, wanted, kernel.k_tile);
     const uint64_t partial_bytes = uint64_t{choice.splits} * g.batch * g.m * g.n * sizeof(float);
     if (choice.splits != wanted ||
