@@ -1,8 +1,10 @@
 // `wgpt bench --products`: the GPU time of each matrix product (and of the prompt's attention) of a
 // prefill and a training step, in TFLOP/s against the device's peaks.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "bench_parts.h"
@@ -78,10 +80,12 @@ double gpu_seconds(gpu::Context& context, size_t repetitions, const std::functio
 }
 
 void print_row(const std::string& name, const std::string& precision, const std::string& kernel,
-               double seconds, double flop, bool tensor) {
+               double seconds, std::optional<double> modelled_micros, double flop, bool tensor) {
   const double tflops = flop / seconds / 1e12;
-  std::printf("| %s | %s | %s | %.1f | %.1f | %.0f%% of %s |\n", name.c_str(), precision.c_str(),
-              kernel.c_str(), seconds * 1e6, tflops,
+  const std::string modelled =
+      modelled_micros ? std::to_string(std::lround(*modelled_micros)) : "—";
+  std::printf("| %s | %s | %s | %.1f | %s | %.1f | %.0f%% of %s |\n", name.c_str(),
+              precision.c_str(), kernel.c_str(), seconds * 1e6, modelled.c_str(), tflops,
               100.0 * tflops / (tensor ? kPeakTensor : kPeakF32), tensor ? "f16 tensor" : "f32");
 }
 
@@ -94,8 +98,8 @@ void bench_products(const model::Model& model, size_t prompt_tokens, size_t trai
   const std::shared_ptr<gpu::Context>& shared = model.context();
   std::printf(
       "\nGPU time per product (%zu back to back in one submit), against an H200's peaks:\n\n"
-      "| product | precision | kernel | µs | TFLOP/s | share of peak |\n"
-      "|---|---|---|---:|---:|---:|\n",
+      "| product | precision | kernel | µs | model µs | TFLOP/s | share of peak |\n"
+      "|---|---|---|---:|---:|---:|---:|\n",
       repetitions);
   for (const Product& p : products(model.config(), prompt_tokens, train_rows, train_seq_len)) {
     Tensor a = Tensor::empty_gpu(shared, p.a);
@@ -106,14 +110,16 @@ void bench_products(const model::Model& model, size_t prompt_tokens, size_t trai
       const std::string kernel = ops::matmul_kernel(context.limits(), p.a, p.b, options);
       const double seconds = gpu_seconds(context, repetitions, [&] { ops::matmul(a, b, options); });
       print_row(p.name, precision == ops::Precision::f32 ? "f32" : "mixed", kernel, seconds,
-                flops(p), kernel.find("tensor") != std::string::npos);
+                ops::matmul_modelled_micros(context.limits(), p.a, p.b, options), flops(p),
+                kernel.find("tensor") != std::string::npos);
     }
     for (size_t split : splits) {
       ops::MatmulOptions options = p.options;
       options.k_splits = split;
       const std::string kernel = ops::matmul_kernel(context.limits(), p.a, p.b, options);
       const double seconds = gpu_seconds(context, repetitions, [&] { ops::matmul(a, b, options); });
-      print_row(p.name, "f32, split " + std::to_string(split), kernel, seconds, flops(p), false);
+      print_row(p.name, "f32, split " + std::to_string(split), kernel, seconds,
+                ops::matmul_modelled_micros(context.limits(), p.a, p.b, options), flops(p), false);
     }
   }
   const model::Config& c = model.config();
@@ -128,7 +134,7 @@ void bench_products(const model::Model& model, size_t prompt_tokens, size_t trai
     const double flop =
         4.0 * static_cast<double>(c.n_head * c.head_dim()) * static_cast<double>(t * (t + 1) / 2);
     print_row("pp" + std::to_string(t) + " attention (causal)", "f32", "flash_attention", seconds,
-              flop, false);
+              std::nullopt, flop, false);
   }
 }
 

@@ -88,6 +88,12 @@ Tensor matmul(const Tensor& a, const Tensor& b, const MatmulOptions& options = {
 // reports (wgpt bench).
 std::string matmul_kernel(const gpu::Limits& limits, const Shape& a, const Shape& b,
                           const MatmulOptions& options = {}, DType b_dtype = DType::f32);
+// What the model behind the 128×128 f32 kernels' split of k (docs/benchmarks.md, "A model of the
+// products' time") says such a product takes on an H200, in µs; nothing for the other kernels.
+// For reports that set the model beside a measurement (wgpt bench --products).
+std::optional<double> matmul_modelled_micros(const gpu::Limits& limits, const Shape& a,
+                                             const Shape& b, const MatmulOptions& options = {},
+                                             DType b_dtype = DType::f32);
 // a [m, k] · Bᵀ · scale, where B [n, k] is given as consecutive row chunks (a token table split
 // for the binding limit: the LM head x · wteᵀ), f32 or packed as matmul's b. Output [m, n]; chunk i
 // fills its own columns. row_invariant as in MatmulOptions.

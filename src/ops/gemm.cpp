@@ -430,6 +430,11 @@ GemmChoice tiled_split(const Gemm& g, const gpu::Limits& limits, size_t min_dept
 
 }  // namespace
 
+std::optional<double> modelled_micros(const Gemm& geometry, const GemmChoice& choice) {
+  if (choice.kernel != GemmKernel::wide && choice.kernel != GemmKernel::wide_vec4) return {};
+  return modelled_wide_micros(geometry, choice);
+}
+
 std::string gemm_kernel_name(GemmKernel kernel, DType b_dtype) {
   std::string name(kernel == GemmKernel::vector ? "gemv" : tiled_kernel(kernel).name);
   if (b_dtype != DType::f32) name += std::string(".") + to_string(b_dtype);

@@ -71,6 +71,8 @@ struct GemmChoice {
   size_t k_per_split = 0;
 };
 GemmChoice gemm_kernel(const Gemm& geometry, const gpu::Limits& limits);
+// The model's µs for `choice` of a 128×128 f32 kernel (wide, wide_vec4); nothing for the others.
+std::optional<double> modelled_micros(const Gemm& geometry, const GemmChoice& choice);
 // The kernel variant's name ("matmul_tensor_vec4", "gemv.q4", ...): its WGSL file stem, plus the
 // dtype of a packed B.
 std::string gemm_kernel_name(GemmKernel kernel, DType b_dtype);

@@ -82,4 +82,13 @@ std::string matmul_kernel(const gpu::Limits& limits, const Shape& a, const Shape
   return name;
 }
 
+std::optional<double> matmul_modelled_micros(const gpu::Limits& limits, const Shape& a,
+                                             const Shape& b, const MatmulOptions& options,
+                                             DType b_dtype) {
+  Shape out_shape;
+  detail::Gemm geometry = geometry_of(a, b, options, to_string(a), to_string(b), &out_shape);
+  geometry.b_dtype = b_dtype;
+  return detail::modelled_micros(geometry, detail::gemm_kernel(geometry, limits));
+}
+
 }  // namespace wgpt::ops

@@ -356,6 +356,13 @@ TEST(OpsMatmul, WideProductsSplitKIntoWholeRounds) {
       ops::detail::gemm_kernel({.m = 768, .k = 8192, .n = 768, .trans_a = true}, f32_device());
   EXPECT_EQ(gradient.splits, 7u);
   EXPECT_EQ(gradient.k_per_split, 1176u);
+  // The model's time for the choice, for reports: pp1024's qkv in 3 splits, two rounds of 256
+  // (2 · (256 · 0.255 + 13.6) µs) and a reduction of 4 · 1024 · 2304 floats (5 µs + 12.6 µs).
+  const std::optional<double> qkv =
+      ops::matmul_modelled_micros(f32_device(), {1024, 768}, {768, 2304});
+  ASSERT_TRUE(qkv.has_value());
+  EXPECT_NEAR(*qkv, 175.3, 0.1);
+  EXPECT_FALSE(ops::matmul_modelled_micros(f32_device(), {128, 768}, {768, 2304}).has_value());
   // Partial sums that would not fit one storage binding rule a split out.
   gpu::Limits small = f32_device();
   small.max_storage_buffer_binding_size = 8u << 20;
