@@ -133,7 +133,7 @@ struct Surprisal {
 // tokens starting every `stride` tokens, each scoring only the tokens no earlier window scored, so
 // each token is scored once with at least n_ctx − stride tokens of context (fewer at the start).
 // The LM head runs only on the rows a window scores, and ops::score_rows reduces them where the
-// logits are: on the GPU a window reads back O(tokens · top_k) numbers. Windows of equal length
+// logits are: on the GPU a window reads back O(tokens · top_k) numbers, windows of equal length
 // run packed, several to a pass (Model::packed_body), and the passes are recorded back to back,
 // each one's readback completing while later ones run. Throws on fewer
 // than two tokens or an id outside the vocabulary. Native only on the GPU (the browser uses
