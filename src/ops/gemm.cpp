@@ -385,6 +385,11 @@ GemmChoice split_tiled(const Gemm& g, const TiledKernel& kernel, size_t min_dept
   return split_k(kernel.kernel, g.k, g.k_splits ? g.k_splits : wanted, kernel.k_tile);
 }
 
+// The kernels the model below describes: the 128×128 f32 ones.
+bool wide_f32(GemmKernel kernel) {
+  return kernel == GemmKernel::wide || kernel == GemmKernel::wide_vec4;
+}
+
 // The model's two functions are marked cold (host code run once per product, never hot) to keep
 // them out of the CPU reference's way: laid out among it, they made gemm_cpu's loops run 15%
 // slower on the CPU backend (the shipped model scoring a text: 15.1–16.1 s against 13.2–13.7 s,
@@ -429,15 +434,16 @@ GemmChoice split_tiled(const Gemm& g, const TiledKernel& kernel, size_t min_dept
 
 GemmChoice tiled_split(const Gemm& g, const gpu::Limits& limits, size_t min_depth) {
   const TiledKernel& kernel = tiled_kernel(tiled_choice(g, limits));
-  const bool wide_f32 = kernel.kernel == GemmKernel::wide || kernel.kernel == GemmKernel::wide_vec4;
-  if (wide_f32 && !g.row_invariant && !g.k_splits) return fastest_wide_split(g, kernel, limits);
+  if (wide_f32(kernel.kernel) && !g.row_invariant && !g.k_splits) {
+    return fastest_wide_split(g, kernel, limits);
+  }
   return split_tiled(g, kernel, min_depth);
 }
 
 }  // namespace
 
 std::optional<double> modelled_micros(const Gemm& geometry, const GemmChoice& choice) {
-  if (choice.kernel != GemmKernel::wide && choice.kernel != GemmKernel::wide_vec4) return {};
+  if (!wide_f32(choice.kernel)) return {};
   return modelled_wide_micros(geometry, choice);
 }
 

@@ -4,6 +4,8 @@
 // dispatches do. The counters prove it.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "test_support.h"
 #include "wgpt/model.h"
 
@@ -12,13 +14,7 @@ namespace {
 
 // Two layers of two heads of 64 (the fused attention's), a vocabulary of 50.
 model::Config heads_of_64(size_t n_ctx) {
-  model::Config config;
-  config.n_layer = 2;
-  config.n_head = 2;
-  config.n_embd = 128;
-  config.n_ctx = n_ctx;
-  config.vocab_size = 50;
-  return config;
+  return model::named_config("2,2,128," + std::to_string(n_ctx) + ",50");
 }
 
 TEST(PrefillPlan, ARepeatedPrefillCreatesNoBindGroupOrBuffer) {

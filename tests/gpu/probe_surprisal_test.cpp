@@ -13,12 +13,7 @@ TEST(ProbeSurprisalGpu, EqualsMinusLog2SoftmaxOfGoldenLogits) {
 // windows of equal length run packed through one pass of flash_attention's packed form, the
 // shorter last window in a second, and score as the CPU reference scores them.
 TEST(ProbeSurprisalGpu, PackedWindowsEqualTheCpuReference) {
-  model::Config config;
-  config.n_layer = 2;
-  config.n_head = 2;
-  config.n_embd = 128;
-  config.n_ctx = 96;
-  config.vocab_size = 300;
+  const model::Config config = model::named_config("2,2,128,96,300");
   const auto context = gpu_context();
   const auto reference = model::Model::random(config, 5);
   const auto model = model::Model::random(config, 5, context);
