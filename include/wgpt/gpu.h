@@ -253,7 +253,9 @@ class Context {
   std::vector<KernelTiming> kernel_timings();
   // Whether the rows are timestamp GPU times (else host wall times).
   bool kernel_timings_exact() const;
-  // Drives pending asynchronous work on native builds (callbacks of the *_async calls run here).
+  // Drives pending asynchronous work on native builds: the callbacks of this context's *_async
+  // calls run here, on the thread that polls, and nowhere else (another context's poll never runs
+  // them). A context destroyed with a readback in flight drops its callback unrun.
   void poll();
 
   struct Impl;

@@ -541,11 +541,11 @@ void Context::readback_many_async(
     const std::vector<BufferRange>& regions,
     std::function<void(Result<std::vector<std::vector<std::byte>>>)> done) {
   impl_->check_usable();
-  impl_->readback_many_async(regions, std::move(done));
+  impl_->readback_many_async(regions, api::Delivery::in_poll, std::move(done));
 }
 
 void Context::Impl::readback_many_async(
-    const std::vector<BufferRange>& regions,
+    const std::vector<BufferRange>& regions, api::Delivery delivery,
     std::function<void(Result<std::vector<std::vector<std::byte>>>)> done) {
   refuse_in_capture("a readback");
   // Copies need 4-byte alignment: copy the aligned span around each region and trim on the host.
@@ -610,7 +610,7 @@ void Context::Impl::readback_many_async(
     done(std::move(out));
   };
   last_readback = api::map_read_async(handles, staging, round_up(std::max<size_t>(total, 4), 4),
-                                      std::move(on_mapped));
+                                      delivery, std::move(on_mapped));
 }
 
 std::vector<std::vector<std::byte>> Context::readback_many(
@@ -627,7 +627,8 @@ std::vector<std::vector<std::byte>> Context::readback_many(
 std::vector<std::vector<std::byte>> Context::Impl::readback_many(
     const std::vector<BufferRange>& regions) {
   std::optional<Result<std::vector<std::vector<std::byte>>>> outcome;
-  readback_many_async(regions, [&](auto result) { outcome = std::move(result); });
+  readback_many_async(regions, api::Delivery::in_wait,
+                      [&](auto result) { outcome = std::move(result); });
   api::wait(handles, last_readback);
   if (!outcome) throw Error("readback: the mapping completed without a result");
   return outcome->value();

@@ -107,7 +107,7 @@ struct Context::Impl {
   // before every command of the next submit.
   void queue_write(WGPUBuffer buffer, size_t buffer_size, size_t offset,
                    std::span<const std::byte> bytes);
-  void readback_many_async(const std::vector<BufferRange>& regions,
+  void readback_many_async(const std::vector<BufferRange>& regions, api::Delivery delivery,
                            std::function<void(Result<std::vector<std::vector<std::byte>>>)> done);
   std::vector<std::vector<std::byte>> readback_many(const std::vector<BufferRange>& regions);
   // Submits what is recorded and waits until the GPU has finished it (native only).

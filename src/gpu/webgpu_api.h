@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -43,6 +44,9 @@ class ErrorSink {
   std::string lost_message_;
 };
 
+// Completions of a device's asynchronous work that a poll delivers (native; see map_read_async).
+class Mailbox;
+
 struct DeviceHandles {
   WGPUInstance instance = nullptr;
   WGPUAdapter adapter = nullptr;
@@ -50,6 +54,7 @@ struct DeviceHandles {
   WGPUQueue queue = nullptr;
   AdapterInfo info;
   Limits limits;
+  std::shared_ptr<Mailbox> mailbox;  // native only
 };
 
 // Finds an adapter for `backend` and creates a device on it with the adapter's full limits.
@@ -78,15 +83,24 @@ void retain(WGPUBindGroup group);
 struct Waitable {
   uint64_t id = 0;
 };
+// Who runs a native completion, on the thread that does so. The process shares one WebGPU instance
+// (webgpu_dawn.cpp says why), and Dawn lets any thread's wait or event processing on it run any
+// device's callbacks: a completion run there would race with the thread that owns the context.
+enum class Delivery {
+  in_wait,  // `wait` on this very Waitable runs it
+  in_poll,  // `process_events` on this device runs it
+};
 // Starts mapping `buffer` (the first `size` bytes) for reading. `done` runs with "" or an error.
 Waitable map_read_async(const DeviceHandles& handles, WGPUBuffer buffer, size_t size,
-                        std::function<void(std::string error)> done);
+                        Delivery delivery, std::function<void(std::string error)> done);
+// Delivered in `wait` (native).
 Waitable queue_done_async(const DeviceHandles& handles,
                           std::function<void(std::string error)> done);
-// Blocks until `waitable` has completed and its callback has run (native only; throws in the
-// browser, where nothing may block).
+// Blocks until `waitable` (delivered in_wait) has completed and its callback has run (native only;
+// throws in the browser, where nothing may block).
 void wait(const DeviceHandles& handles, Waitable waitable);
-// Runs callbacks of completed asynchronous work (native; the browser's event loop does this).
+// Runs this device's completions delivered in_poll whose work has finished (native; the browser's
+// event loop runs every callback).
 void process_events(const DeviceHandles& handles);
 
 // Timestamp queries, for kernel timing (native only: the browser build throws). A query set of

@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -11,6 +12,35 @@
 #include "gpu/webgpu_api.h"
 
 namespace wgpt::gpu::api {
+
+// Completions delivered in_poll, posted by whichever thread's wgpuInstanceProcessEvents (or wait)
+// ran their callback, and run by the device's own `process_events`.
+class Mailbox {
+ public:
+  void post(std::function<void(std::string)> completion, std::string error) {
+    std::lock_guard lock(mutex_);
+    arrived_.emplace_back(std::move(completion), std::move(error));
+  }
+  void deliver() {
+    std::vector<std::pair<std::function<void(std::string)>, std::string>> taken;
+    {
+      std::lock_guard lock(mutex_);
+      taken.swap(arrived_);
+    }
+    for (auto& [completion, error] : taken) completion(std::move(error));
+  }
+  // Drops what arrived undelivered: at a device's release, its context and the completions'
+  // owners may be half torn down, so they run no more.
+  void discard() {
+    std::lock_guard lock(mutex_);
+    arrived_.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::pair<std::function<void(std::string)>, std::string>> arrived_;
+};
+
 namespace {
 
 std::string to_string(WGPUStringView view) {
@@ -250,6 +280,32 @@ WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter, bool subgr
 // Callbacks that carry a heap-allocated std::function through the C API's userdata.
 using Completion = std::function<void(std::string)>;
 
+// What a callback delivered in_poll carries: the completion and where to post it.
+struct Posted {
+  std::shared_ptr<Mailbox> mailbox;
+  Completion completion;
+};
+
+// Runs a delivered in_wait completion now (the waiting thread runs it), or posts an in_poll one.
+void complete(Delivery delivery, void* userdata, std::string error) {
+  if (delivery == Delivery::in_wait) {
+    std::unique_ptr<Completion> completion(static_cast<Completion*>(userdata));
+    return (*completion)(std::move(error));
+  }
+  std::unique_ptr<Posted> posted(static_cast<Posted*>(userdata));
+  posted->mailbox->post(std::move(posted->completion), std::move(error));
+}
+
+void* userdata_for(const DeviceHandles& handles, Delivery delivery, Completion done) {
+  if (delivery == Delivery::in_wait) return new Completion(std::move(done));
+  return new Posted{handles.mailbox, std::move(done)};
+}
+
+WGPUCallbackMode mode_for(Delivery delivery) {
+  return delivery == Delivery::in_wait ? WGPUCallbackMode_WaitAnyOnly
+                                       : WGPUCallbackMode_AllowProcessEvents;
+}
+
 // One instance for the whole process, never released. Dawn's OpenGL ES backend opens an EGL
 // display per instance, and EGL displays are process-wide: an instance torn down while another
 // device still works terminates the display under it (seen as heap corruption when contexts were
@@ -287,6 +343,7 @@ void finish_device(DeviceHandles handles, const SubgroupMatrix& f16_matrix, bool
   }
   handles.queue = wgpuDeviceGetQueue(handles.device);
   handles.info = describe(handles.adapter);
+  handles.mailbox = std::make_shared<Mailbox>();
   WGPULimits limits = WGPU_LIMITS_INIT;
   wgpuDeviceGetLimits(handles.device, &limits);
   handles.limits = summarize(limits, handles.device, f16_matrix);
@@ -358,8 +415,10 @@ void release_device(DeviceHandles& handles) {
     wgpuDeviceRelease(handles.device);
   }
   if (handles.adapter) wgpuAdapterRelease(handles.adapter);
-  // Deliver the device's last callbacks; the instance itself is shared and stays.
+  // Let the device's last callbacks run (the instance itself is shared and stays); what they post
+  // is dropped, and a callback that another thread runs later posts into a mailbox no one reads.
   if (handles.instance) wgpuInstanceProcessEvents(handles.instance);
+  if (handles.mailbox) handles.mailbox->discard();
   handles = {};
 }
 
@@ -400,31 +459,33 @@ void dispatch_workgroups(WGPUComputePassEncoder pass, uint32_t x, uint32_t y, ui
 
 void retain(WGPUBindGroup group) { wgpuBindGroupAddRef(group); }
 
-Waitable map_read_async(const DeviceHandles&, WGPUBuffer buffer, size_t size,
-                        std::function<void(std::string)> done) {
+Waitable map_read_async(const DeviceHandles& handles, WGPUBuffer buffer, size_t size,
+                        Delivery delivery, std::function<void(std::string)> done) {
   WGPUBufferMapCallbackInfo callback = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
-  callback.mode = WGPUCallbackMode_AllowProcessEvents;
-  callback.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* userdata, void*) {
-    std::unique_ptr<Completion> completion(static_cast<Completion*>(userdata));
-    (*completion)(status == WGPUMapAsyncStatus_Success
-                      ? std::string()
-                      : "mapping a readback buffer failed: " + to_string(message));
+  callback.mode = mode_for(delivery);
+  callback.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* userdata,
+                         void* delivered) {
+    complete(static_cast<Delivery>(reinterpret_cast<uintptr_t>(delivered)), userdata,
+             status == WGPUMapAsyncStatus_Success
+                 ? std::string()
+                 : "mapping a readback buffer failed: " + to_string(message));
   };
-  callback.userdata1 = new Completion(std::move(done));
+  callback.userdata1 = userdata_for(handles, delivery, std::move(done));
+  callback.userdata2 = reinterpret_cast<void*>(static_cast<uintptr_t>(delivery));
   return {wgpuBufferMapAsync(buffer, WGPUMapMode_Read, 0, size, callback).id};
 }
 
 Waitable queue_done_async(const DeviceHandles& handles, std::function<void(std::string)> done) {
   WGPUQueueWorkDoneCallbackInfo callback = WGPU_QUEUE_WORK_DONE_CALLBACK_INFO_INIT;
-  callback.mode = WGPUCallbackMode_AllowProcessEvents;
+  callback.mode = mode_for(Delivery::in_wait);
   callback.callback = [](WGPUQueueWorkDoneStatus status, WGPUStringView message, void* userdata,
                          void*) {
-    std::unique_ptr<Completion> completion(static_cast<Completion*>(userdata));
-    (*completion)(status == WGPUQueueWorkDoneStatus_Success
-                      ? std::string()
-                      : "waiting for the queue failed: " + to_string(message));
+    complete(Delivery::in_wait, userdata,
+             status == WGPUQueueWorkDoneStatus_Success
+                 ? std::string()
+                 : "waiting for the queue failed: " + to_string(message));
   };
-  callback.userdata1 = new Completion(std::move(done));
+  callback.userdata1 = userdata_for(handles, Delivery::in_wait, std::move(done));
   return {wgpuQueueOnSubmittedWorkDone(handles.queue, callback).id};
 }
 
@@ -432,7 +493,10 @@ void wait(const DeviceHandles& handles, Waitable waitable) {
   wait_future(handles.instance, WGPUFuture{waitable.id});
 }
 
-void process_events(const DeviceHandles& handles) { wgpuInstanceProcessEvents(handles.instance); }
+void process_events(const DeviceHandles& handles) {
+  wgpuInstanceProcessEvents(handles.instance);
+  handles.mailbox->deliver();
+}
 
 WGPUQuerySet create_timestamp_queries(const DeviceHandles& handles, uint32_t count) {
   WGPUQuerySetDescriptor descriptor = WGPU_QUERY_SET_DESCRIPTOR_INIT;

@@ -191,7 +191,7 @@ void dispatch_workgroups(WGPUComputePassEncoder pass, uint32_t x, uint32_t y, ui
 
 void retain(WGPUBindGroup group) { wgpuBindGroupReference(group); }
 
-Waitable map_read_async(const DeviceHandles&, WGPUBuffer buffer, size_t size,
+Waitable map_read_async(const DeviceHandles&, WGPUBuffer buffer, size_t size, Delivery,
                         std::function<void(std::string)> done) {
   wgpuBufferMapAsync(
       buffer, WGPUMapMode_Read, 0, size,

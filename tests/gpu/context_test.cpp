@@ -215,6 +215,44 @@ TEST(GpuContext, AsyncReadbackCompletesThroughPoll) {
   EXPECT_EQ(*result, (std::vector<float>{7, 8}));
 }
 
+// Every context shares the process's one WebGPU instance, whose event processing may find any
+// device's finished work: a completion must still run only in its own context's poll, on the
+// thread that polls it, or it races with the thread that owns the context.
+TEST(GpuContext, AnotherContextsPollNeverRunsThisContextsCompletion) {
+  auto owner = Context::create();
+  auto other = Context::create();
+  Buffer a = upload_floats(*owner, {3, 4});
+  std::optional<std::vector<float>> result;
+  owner->readback_async(
+      a, 0, 8, [&](Result<std::vector<std::byte>> bytes) { result = to_floats(bytes.value()); });
+  // Long enough for the copy to finish: polling `other` meanwhile is what used to run it.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+  while (std::chrono::steady_clock::now() < until) {
+    other->poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_FALSE(result.has_value());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!result && std::chrono::steady_clock::now() < deadline) {
+    owner->poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(*result, (std::vector<float>{3, 4}));
+}
+
+TEST(GpuContext, DestroyingAContextWithAReadbackInFlightDropsItsCompletion) {
+  auto context = Context::create();
+  Buffer a = upload_floats(*context, {5, 6});
+  bool ran = false;
+  context->readback_async(a, 0, 8, [&ran](Result<std::vector<std::byte>>) { ran = true; });
+  a = {};
+  context.reset();
+  EXPECT_FALSE(ran);
+  Context::create()->poll();  // nothing of the destroyed context's is left to run
+  EXPECT_FALSE(ran);
+}
+
 TEST(GpuContext, AsyncCreationDeliversAContext) {
   std::optional<Result<std::shared_ptr<Context>>> outcome;
   Context::create_async({}, [&](Result<std::shared_ptr<Context>> r) { outcome = std::move(r); });
