@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -73,6 +74,8 @@ struct GemmChoice {
 GemmChoice gemm_kernel(const Gemm& geometry, const gpu::Limits& limits);
 // The model's µs for `choice` of a 128×128 f32 kernel (wide, wide_vec4); nothing for the others.
 std::optional<double> modelled_micros(const Gemm& geometry, const GemmChoice& choice);
+// The side of the square block of C one workgroup of a tiled kernel (not `vector`) computes.
+size_t gemm_tile(GemmKernel kernel);
 // The kernel variant's name ("matmul_tensor_vec4", "gemv.q4", ...): its WGSL file stem, plus the
 // dtype of a packed B.
 std::string gemm_kernel_name(GemmKernel kernel, DType b_dtype);
@@ -84,5 +87,8 @@ std::string gemm_kernel_name(GemmKernel kernel, DType b_dtype);
 // definition (double sums, whatever the precision).
 void gemm(std::string_view op, const Gemm& geometry, const Tensor& a, const Tensor& b,
           const GemmEpilogue& epilogue, const Tensor& out);
+// The CPU reference of `gemm` over B's values widened to f32.
+void gemm_cpu(const Gemm& geometry, std::span<const float> a, std::span<const float> b,
+              const GemmEpilogue& epilogue, std::span<float> out);
 
 }  // namespace wgpt::ops::detail

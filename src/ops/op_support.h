@@ -54,6 +54,8 @@ struct PoolRows {
 PoolRows check_pool_rows(std::string_view op, const Tensor& qkv, const Tensor& k_pool,
                          const Tensor& v_pool, const Tensor& slots, const Tensor& positions);
 
+inline size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
 // Workgroups for `invocations` threads in groups of `group_size`, folded into y when the count
 // exceeds the device's per-dimension limit. Kernels rebuild the flat index as
 // (wid.y * num_workgroups.x + wid.x) * group_size + local_index and bounds-check it.
