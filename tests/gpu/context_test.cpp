@@ -33,6 +33,16 @@ void twice_plus(Context& context, const Buffer& in, const Buffer& out, uint32_t 
   context.dispatch("self_test", params, {in, out}, {(n + 63) / 64});
 }
 
+// Polls `context` every millisecond until `done()` or `limit` has passed.
+void poll_until(Context& context, std::chrono::milliseconds limit,
+                const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done() && std::chrono::steady_clock::now() < deadline) {
+    context.poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 Buffer upload_floats(Context& context, const std::vector<float>& values) {
   return context.upload(std::as_bytes(std::span(values)));
 }
@@ -206,11 +216,7 @@ TEST(GpuContext, AsyncReadbackCompletesThroughPoll) {
   std::optional<std::vector<float>> result;
   context->readback_async(
       a, 0, 8, [&](Result<std::vector<std::byte>> bytes) { result = to_floats(bytes.value()); });
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!result && std::chrono::steady_clock::now() < deadline) {
-    context->poll();
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  poll_until(*context, std::chrono::seconds(30), [&] { return result.has_value(); });
   ASSERT_TRUE(result.has_value());
   EXPECT_EQ(*result, (std::vector<float>{7, 8}));
 }
@@ -226,17 +232,9 @@ TEST(GpuContext, AnotherContextsPollNeverRunsThisContextsCompletion) {
   owner->readback_async(
       a, 0, 8, [&](Result<std::vector<std::byte>> bytes) { result = to_floats(bytes.value()); });
   // Long enough for the copy to finish: polling `other` meanwhile is what used to run it.
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
-  while (std::chrono::steady_clock::now() < until) {
-    other->poll();
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  poll_until(*other, std::chrono::milliseconds(500), [] { return false; });
   EXPECT_FALSE(result.has_value());
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!result && std::chrono::steady_clock::now() < deadline) {
-    owner->poll();
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  poll_until(*owner, std::chrono::seconds(30), [&] { return result.has_value(); });
   ASSERT_TRUE(result.has_value());
   EXPECT_EQ(*result, (std::vector<float>{3, 4}));
 }
