@@ -29,6 +29,8 @@ struct Config {
   std::string tokenizer;  // "char", "gpt2-bpe", or empty (decided by the files present)
 
   size_t head_dim() const { return n_embd / n_head; }
+  // What every attention score is multiplied by: 1 / sqrt(head_dim).
+  float attention_scale() const;
   // Parses HF's config.json fields, then check()s them; an error names the missing or malformed
   // field and `source`.
   static Config from_json(const std::string& text, const std::string& source = "config.json");

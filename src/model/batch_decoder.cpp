@@ -1,7 +1,6 @@
 #include "wgpt/batch_decoder.h"
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "model/fused_block.h"
@@ -98,7 +97,7 @@ BatchStep BatchDecoder::record_step(const Tensor& ids, const Tensor& row_slots,
                                     const Tensor& row_positions) {
   const Config& c = model_.config();
   const Weights& w = model_.weights();
-  const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim()));
+  const float scale = c.attention_scale();
   Tensor x = ops::embedding(ids, w.token_embedding, w.position_embedding, row_positions);
   for (size_t layer = 0; layer < c.n_layer; ++layer) {
     Tensor& keys = key_pools_[layer];

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -94,6 +95,8 @@ void Config::check(const std::string& source) const {
                 " parameters does not fit this build's address space");
   }
 }
+
+float Config::attention_scale() const { return 1.0f / std::sqrt(static_cast<float>(head_dim())); }
 
 Config Config::from_json(const std::string& text, const std::string& source) {
   Config config;

@@ -1,5 +1,4 @@
 // The GPT-2 forward pass over the ops layer: the same code runs on the CPU and on a GPU context.
-#include <cmath>
 #include <optional>
 
 #include "model/fused_block.h"
@@ -84,7 +83,7 @@ Tensor Model::packed_body(std::span<const uint32_t> ids, size_t sequences) const
   for (size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<uint32_t>(i % t);
   Tensor x = ops::embedding(upload_u32(ids), weights_.token_embedding, weights_.position_embedding,
                             upload_u32(positions));
-  const float attention_scale = 1.0f / std::sqrt(static_cast<float>(config_.head_dim()));
+  const float attention_scale = config_.attention_scale();
   for (const LayerWeights& layer : weights_.layers) {
     x = fused_block(layer, config_, precision_, false, x, [&](const Tensor& qkv) {
       return ops::packed_causal_attention(qkv, sequences, config_.n_head, attention_scale);
@@ -113,7 +112,7 @@ Tensor Model::upload_u32(std::span<const uint32_t> values) const {
 
 Tensor Model::run_fused_block(size_t layer, const Tensor& x, KvCache& cache, size_t position,
                               size_t kept_rows) const {
-  const float attention_scale = 1.0f / std::sqrt(static_cast<float>(config_.head_dim()));
+  const float attention_scale = config_.attention_scale();
   Tensor& keys = cache.keys[layer];
   Tensor& values = cache.values[layer];
   return fused_block(weights_.layers[layer], config_, precision_, false, x, [&](const Tensor& qkv) {
@@ -135,7 +134,7 @@ Tensor Model::run_block(size_t layer, const Tensor& block_input, KvCache& cache,
   };
   const LayerWeights& w = weights_.layers[layer];
   const float eps = config_.layer_norm_epsilon;
-  const float attention_scale = 1.0f / std::sqrt(static_cast<float>(config_.head_dim()));
+  const float attention_scale = config_.attention_scale();
   const size_t t = block_input.dim(0);
   const ops::Precision precision = precision_;
   Tensor x = block_input;

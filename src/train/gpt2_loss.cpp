@@ -52,7 +52,7 @@ Recorded record_forward(Tape& tape, const model::Model& model, const Batch& batc
   const size_t sequences = batch.sequences, t = batch.seq_len, rows = sequences * t;
   const size_t n_head = config.n_head, head_dim = config.head_dim();
   const float eps = config.layer_norm_epsilon;
-  const float attention_scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+  const float attention_scale = config.attention_scale();
   const ops::Precision precision = model.precision();
   auto linear = [&](const Var& in, const Var& weight, const Var& bias) {
     return autograd::linear(tape, in, weight, bias, precision);
