@@ -15,7 +15,14 @@
 // Thread (row, part) scores keys part, part + 4, .. of each tile against its row (read once into
 // registers, pre-scaled), with its own running maximum, sum and 64 output sums; threads of a
 // subgroup that share a part read the same key (a broadcast). At the end the four parts of a row
-// merge through the same workgroup memory. Grid (ceil(t / 64), n_head, sequences).
+// merge through the same workgroup memory.
+//
+// Grid (n_head, ceil(t / 64), sequences), the blocks of rows numbered from the last: a block's work
+// grows with its row (causal), and GPUs start workgroups in the order of their index, x first, so
+// the longest blocks of every head start first and the short ones fill in behind them. (Blocks in
+// order left a long prompt's last heads' longest blocks to start after a first round of workgroups,
+// and the pass to end ~1.4 longest blocks after its start instead of one, where an H200 holds one
+// of these workgroups per multiprocessor: a model of the order, not a measurement.)
 struct Params {
   t: u32,             // query rows of each sequence
   n_head: u32,
@@ -49,12 +56,14 @@ fn slot(j: u32, d: u32) -> u32 {
 }
 
 @compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
-  let head = wid.y;
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
+        @builtin(local_invocation_index) li: u32) {
+  let head = wid.x;
+  let block = groups.y - 1u - wid.y;
   let sequence = wid.z;
   let row = li / PARTS;
   let part = li % PARTS;
-  let i = wid.x * ROWS + row;
+  let i = block * ROWS + row;
   let packed_row = sequence * p.t + i;  // row of qkv and out
   let width4 = p.n_head * HEAD4;  // vec4s per row of the attention's output
   var q: array<vec4<f32>, HEAD4>;
@@ -68,7 +77,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   var running_max = NONE;
   var running_sum = 0.0;
   let visible = p.offset + i + 1u;  // keys j < visible
-  let keys_end = p.offset + min(wid.x * ROWS + ROWS, p.t);  // what any row of the block sees
+  let keys_end = p.offset + min(block * ROWS + ROWS, p.t);  // what any row of the block sees
   for (var k0 = 0u; k0 < keys_end; k0 += KEYS) {
     workgroupBarrier();  // the previous tile is used up
     for (var e = li; e < KEYS * HEAD4; e += 256u) {

@@ -74,8 +74,9 @@ void attention_gpu(std::string_view op, gpu::Context& context, const Attention& 
       detail::word(op, a.t),      detail::word(op, a.n_head),  detail::word(op, a.offset),
       io::f32_bits(a.scale),      vec4s(op, a.keys.row),       vec4s(op, a.keys.head),
       vec4s(op, a.keys.sequence), vec4s(op, a.keys.key_first), vec4s(op, a.keys.value_first)};
-  gpu::Workgroups grid{detail::word(op, (a.t + kKernelRows - 1) / kKernelRows),
-                       detail::word(op, a.n_head), detail::word(op, a.sequences)};
+  gpu::Workgroups grid{detail::word(op, a.n_head),
+                       detail::word(op, (a.t + kKernelRows - 1) / kKernelRows),
+                       detail::word(op, a.sequences)};
   context.dispatch("flash_attention", params,
                    detail::Bindings(op, {qkv, keys, values}, {out}).ranges(), grid);
 }
