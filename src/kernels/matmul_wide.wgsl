@@ -30,12 +30,12 @@ fn fetch(batch: u32, row0: u32, col0: u32, k0: u32, k_end: u32, index: u32) -> F
   return f;
 }
 
-fn stage(f: Fetched, index: u32) {
+fn stage(f: Fetched, index: u32, half: u32) {
   for (var e = 0u; e < 4u; e++) {
     let flat = e * 256u + index;
     let sa = slot(flat, p.trans_a == 0u);
-    a_tile[sa.x / 4u][sa.y][sa.x % 4u] = f.a[e];
+    a_tile[half][sa.x / 4u][sa.y][sa.x % 4u] = f.a[e];
     let sb = slot(flat, p.trans_b != 0u);
-    b_tile[sb.x / 4u][sb.y][sb.x % 4u] = f.b[e];
+    b_tile[half][sb.x / 4u][sb.y][sb.x % 4u] = f.b[e];
   }
 }

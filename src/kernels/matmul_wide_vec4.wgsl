@@ -45,23 +45,23 @@ fn fetch(batch: u32, row0: u32, col0: u32, k0: u32, k_end: u32, index: u32) -> F
   return f;
 }
 
-fn stage(f: Fetched, index: u32) {
+fn stage(f: Fetched, index: u32, half: u32) {
   if (p.trans_a == 0u) {
     let row = index / 2u;
     let kq = (index % 2u) * 4u;
     for (var j = 0u; j < 4u; j++) {
-      a_tile[row / 4u][kq + j][row % 4u] = f.a[j];
+      a_tile[half][row / 4u][kq + j][row % 4u] = f.a[j];
     }
   } else {
-    a_tile[index % 32u][index / 32u] = f.a;
+    a_tile[half][index % 32u][index / 32u] = f.a;
   }
   if (p.trans_b != 0u) {
     let col = index / 2u;
     let kq = (index % 2u) * 4u;
     for (var j = 0u; j < 4u; j++) {
-      b_tile[col / 4u][kq + j][col % 4u] = f.b[j];
+      b_tile[half][col / 4u][kq + j][col % 4u] = f.b[j];
     }
   } else {
-    b_tile[index % 32u][index / 32u] = f.b;
+    b_tile[half][index % 32u][index / 32u] = f.b;
   }
 }

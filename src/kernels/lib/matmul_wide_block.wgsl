@@ -4,7 +4,7 @@
 // bindings `a` and `b` and reads them:
 //   fn fetch(batch, row0, col0, k0, k_end, index) -> Fetched: this thread's share of the 128×8
 //     tiles of A (rows row0.., k k0..) and B (k k0.., columns col0..), zeros past m, n or k_end;
-//   fn stage(f: Fetched, index): stores them into a_tile and b_tile.
+//   fn stage(f: Fetched, index, half): stores them into a_tile[half] and b_tile[half].
 //
 // Each workgroup (16×16 threads) computes a 128×128 block; each thread an 8×8 sub-block held in 16
 // vec4 accumulators: rows ty·4..ty·4+3 and 64+ty·4..64+ty·4+3, columns likewise from tx. Per step
@@ -12,7 +12,7 @@
 // (matmul.wgsl: 8 scalar reads for 16 fmas).
 //
 // k advances in tiles of 8 staged in workgroup memory as [row / 4][kk] vec4s of 4 rows (columns
-// for B), each group of 4 rows padded from 8 to 9 vec4s (9 KiB in all). A thread's reads for
+// for B), each group of 4 rows padded from 8 to 9 vec4s (9 KiB a tile). A thread's reads for
 // every kk go through one pointer to its own row group, so they need no index arithmetic once the
 // kk loop is unrolled; the 16 threads of a row read vec4s 144 bytes apart, which fall in distinct
 // banks for each 8-thread phase, and threads sharing ty read the same A vec4 (a broadcast).
@@ -21,8 +21,11 @@
 // global memory into registers before the current one is multiplied, so its latency hides behind
 // 512 fmas per thread.
 //
-// Each step is: barrier, stage the fetched tile, barrier, multiply. Every read of workgroup memory
-// is used before the next barrier: llvmpipe miscompiles a workgroup read whose use follows one.
+// Workgroup memory holds two tiles: each step multiplies one while it stages the next into the
+// other, then one barrier, so a tile of 512 fmas a thread waits at one barrier instead of two.
+// (Staging into the other half is safe: every thread finished reading it before the last barrier.)
+// Every read of workgroup memory is used before the next barrier: llvmpipe miscompiles a workgroup
+// read whose use follows one.
 // Accumulators are only ever indexed by constants, so that they stay in registers on drivers that
 // would spill a dynamically indexed array to memory.
 // Grid (ceil(n/128), ceil(m/128), batch · nsplit); k_per_split is a multiple of 8.
@@ -35,8 +38,8 @@
 const TILE: u32 = 128u;
 const TILE_K: u32 = 8u;
 
-var<workgroup> a_tile: array<array<vec4<f32>, 9>, 32>;  // [row / 4][kk]
-var<workgroup> b_tile: array<array<vec4<f32>, 9>, 32>;  // [col / 4][kk]
+var<workgroup> a_tile: array<array<array<vec4<f32>, 9>, 32>, 2>;  // [half][row / 4][kk]
+var<workgroup> b_tile: array<array<array<vec4<f32>, 9>, 32>, 2>;  // [half][col / 4][kk]
 
 // This thread's four elements of each 128×8 tile, between their fetch and their staging.
 struct Fetched {
@@ -58,19 +61,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let batch = split.batch;
   let row0 = wid.y * TILE;
   let col0 = wid.x * TILE;
-  let a_lo = &a_tile[lid.y];
-  let a_hi = &a_tile[lid.y + 16u];
-  let b_lo = &b_tile[lid.x];
-  let b_hi = &b_tile[lid.x + 16u];
   // acc[4·h + i] holds row i of quadrant h: 0 = (low rows, low columns), 1 = (low, high),
   // 2 = (high, low), 3 = (high, high), "high" being 64 further on.
   var acc: array<vec4<f32>, 16>;
-  var next = fetch(batch, row0, col0, split.k_begin, split.k_end, index);
+  stage(fetch(batch, row0, col0, split.k_begin, split.k_end, index), index, 0u);
+  workgroupBarrier();
+  var half = 0u;
   for (var k0 = split.k_begin; k0 < split.k_end; k0 += TILE_K) {
-    workgroupBarrier();  // every thread is done multiplying the previous tile
-    stage(next, index);
-    workgroupBarrier();
-    next = fetch(batch, row0, col0, k0 + TILE_K, split.k_end, index);  // zeros past the last tile
+    let next = fetch(batch, row0, col0, k0 + TILE_K, split.k_end, index);  // zeros past the end
+    let a_lo = &a_tile[half][lid.y];
+    let a_hi = &a_tile[half][lid.y + 16u];
+    let b_lo = &b_tile[half][lid.x];
+    let b_hi = &b_tile[half][lid.x + 16u];
     for (var kk = 0u; kk < TILE_K; kk++) {
       let al = (*a_lo)[kk];
       let ah = (*a_hi)[kk];
@@ -93,6 +95,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       acc[14] = fma(vec4<f32>(ah.z), bh, acc[14]);
       acc[15] = fma(vec4<f32>(ah.w), bh, acc[15]);
     }
+    half = 1u - half;
+    stage(next, index, half);
+    workgroupBarrier();
   }
   let row_lo = row0 + lid.y * 4u;
   let row_hi = row_lo + TILE / 2u;
