@@ -280,25 +280,21 @@ WGPUDevice request_device(WGPUInstance instance, WGPUAdapter adapter, bool subgr
 // Callbacks that carry a heap-allocated std::function through the C API's userdata.
 using Completion = std::function<void(std::string)>;
 
-// What a callback delivered in_poll carries: the completion and where to post it.
-struct Posted {
+// What a callback carries through the C API's userdata: the completion, and for one delivered
+// in_poll the mailbox to post it to (none: the waiting thread runs it now).
+struct Pending {
   std::shared_ptr<Mailbox> mailbox;
   Completion completion;
 };
 
-// Runs a delivered in_wait completion now (the waiting thread runs it), or posts an in_poll one.
-void complete(Delivery delivery, void* userdata, std::string error) {
-  if (delivery == Delivery::in_wait) {
-    std::unique_ptr<Completion> completion(static_cast<Completion*>(userdata));
-    return (*completion)(std::move(error));
-  }
-  std::unique_ptr<Posted> posted(static_cast<Posted*>(userdata));
-  posted->mailbox->post(std::move(posted->completion), std::move(error));
+void* pending(const DeviceHandles& handles, Delivery delivery, Completion done) {
+  return new Pending{delivery == Delivery::in_poll ? handles.mailbox : nullptr, std::move(done)};
 }
 
-void* userdata_for(const DeviceHandles& handles, Delivery delivery, Completion done) {
-  if (delivery == Delivery::in_wait) return new Completion(std::move(done));
-  return new Posted{handles.mailbox, std::move(done)};
+void complete(void* userdata, std::string error) {
+  std::unique_ptr<Pending> p(static_cast<Pending*>(userdata));
+  if (p->mailbox) return p->mailbox->post(std::move(p->completion), std::move(error));
+  p->completion(std::move(error));
 }
 
 WGPUCallbackMode mode_for(Delivery delivery) {
@@ -463,15 +459,12 @@ Waitable map_read_async(const DeviceHandles& handles, WGPUBuffer buffer, size_t 
                         Delivery delivery, std::function<void(std::string)> done) {
   WGPUBufferMapCallbackInfo callback = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
   callback.mode = mode_for(delivery);
-  callback.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* userdata,
-                         void* delivered) {
-    complete(static_cast<Delivery>(reinterpret_cast<uintptr_t>(delivered)), userdata,
-             status == WGPUMapAsyncStatus_Success
-                 ? std::string()
-                 : "mapping a readback buffer failed: " + to_string(message));
+  callback.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* userdata, void*) {
+    complete(userdata, status == WGPUMapAsyncStatus_Success
+                           ? std::string()
+                           : "mapping a readback buffer failed: " + to_string(message));
   };
-  callback.userdata1 = userdata_for(handles, delivery, std::move(done));
-  callback.userdata2 = reinterpret_cast<void*>(static_cast<uintptr_t>(delivery));
+  callback.userdata1 = pending(handles, delivery, std::move(done));
   return {wgpuBufferMapAsync(buffer, WGPUMapMode_Read, 0, size, callback).id};
 }
 
@@ -480,12 +473,11 @@ Waitable queue_done_async(const DeviceHandles& handles, std::function<void(std::
   callback.mode = mode_for(Delivery::in_wait);
   callback.callback = [](WGPUQueueWorkDoneStatus status, WGPUStringView message, void* userdata,
                          void*) {
-    complete(Delivery::in_wait, userdata,
-             status == WGPUQueueWorkDoneStatus_Success
-                 ? std::string()
-                 : "waiting for the queue failed: " + to_string(message));
+    complete(userdata, status == WGPUQueueWorkDoneStatus_Success
+                           ? std::string()
+                           : "waiting for the queue failed: " + to_string(message));
   };
-  callback.userdata1 = userdata_for(handles, Delivery::in_wait, std::move(done));
+  callback.userdata1 = pending(handles, Delivery::in_wait, std::move(done));
   return {wgpuQueueOnSubmittedWorkDone(handles.queue, callback).id};
 }
 
