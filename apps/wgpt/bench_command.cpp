@@ -28,6 +28,7 @@ struct BenchCommand {
   std::string reductions = "auto";
   std::vector<size_t> product_workgroups = {0};
   std::vector<std::string> warm_weights = {"auto"};
+  std::vector<size_t> steps_in_flight = {model::Decoder::Tuning{}.steps_in_flight};
   std::vector<size_t> prompt_lengths = {512};
   std::vector<size_t> generate_tokens = {128};
   size_t generate_prompt = 16;
@@ -94,7 +95,8 @@ gpu::Stats difference(const gpu::Stats& after, const gpu::Stats& before) {
   return out;
 }
 
-// The decode tunings to measure: every --product-workgroups value with every --warm-weights one.
+// The decode tunings to measure: every --product-workgroups value with every --warm-weights and
+// --steps-in-flight one.
 std::vector<model::Decoder::Tuning> tunings(const BenchCommand& command) {
   model::Decoder::Tuning base;
   if (command.reductions == "barrier") base.reductions = model::Decoder::Reductions::barrier;
@@ -102,12 +104,15 @@ std::vector<model::Decoder::Tuning> tunings(const BenchCommand& command) {
   std::vector<model::Decoder::Tuning> all;
   for (size_t workgroups : command.product_workgroups) {
     for (const std::string& warm : command.warm_weights) {
-      model::Decoder::Tuning tuning = base;
-      tuning.product_workgroups = workgroups;
-      tuning.warm_weights = warm == "on"    ? model::Decoder::Warming::on
-                            : warm == "off" ? model::Decoder::Warming::off
-                                            : model::Decoder::Warming::automatic;
-      all.push_back(tuning);
+      for (size_t in_flight : command.steps_in_flight) {
+        model::Decoder::Tuning tuning = base;
+        tuning.product_workgroups = workgroups;
+        tuning.warm_weights = warm == "on"    ? model::Decoder::Warming::on
+                              : warm == "off" ? model::Decoder::Warming::off
+                                              : model::Decoder::Warming::automatic;
+        tuning.steps_in_flight = in_flight;
+        all.push_back(tuning);
+      }
     }
   }
   return all;
@@ -190,6 +195,9 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
   const std::string name =
       "tg" + std::to_string(tokens) + (probe ? "+probe" : "") +
       (tuning.product_workgroups ? " (" + std::to_string(tuning.product_workgroups) + " wg)" : "") +
+      (tuning.steps_in_flight != model::Decoder::Tuning{}.steps_in_flight
+           ? " (" + std::to_string(tuning.steps_in_flight) + " in flight)"
+           : "") +
       (decoder && decoder->warms_weights() ? " warm" : "") +
       (mode.name.empty() ? "" : " " + mode.name);
   Measurement m{name, tokens, {}, {}};
@@ -534,7 +542,11 @@ void run(const BenchCommand& command) {
                      command.product_splits, 20);
     }
   }
-  if (command.train && context) bench_training(model.config(), context, command.training);
+  if (command.train && context) {
+    TrainingBench training = command.training;
+    training.profile = command.profile;
+    bench_training(model.config(), context, training);
+  }
   if (!command.batch_decode.empty()) {
     bench_batched_decode(model, command.batch_decode, command.generate_prompt,
                          command.batch_decode_steps, command.profile);
@@ -573,6 +585,13 @@ void add_bench_command(CLI::App& app) {
                   "tgN once for each (--profile takes the first); a warmed row is named so")
       ->delimiter(',')
       ->check(CLI::IsMember({"auto", "off", "on"}))
+      ->capture_default_str();
+  sub->add_option("--steps-in-flight", command->steps_in_flight,
+                  "How many decode steps tgN keeps submitted ahead of the host, 1 to 8; several, "
+                  "comma-separated, measure tgN once for each (a row not at the default is named "
+                  "so)")
+      ->delimiter(',')
+      ->check(whole_number(1, 8))
       ->capture_default_str();
   sub->add_option("-p,--prompt-tokens", command->prompt_lengths,
                   "ppN: prompt lengths, comma-separated, e.g. 128,512 (0 skips; a length past the "
@@ -624,7 +643,8 @@ void add_bench_command(CLI::App& app) {
   sub->add_flag(
       "--profile", command->profile,
       "Also show where the GPU time goes, by kernel: of a ppN pass, of a decode step (greedy "
-      "and with each --sampling) and, with --batch-decode, of a batched step");
+      "and with each --sampling), with --train of one f32 training step, and with "
+      "--batch-decode of a batched step");
   sub->add_flag("--products", command->products,
                 "Also time every matrix product of a ppN pass (and of a training step, with "
                 "--train) and the prompt's attention, in both precisions, as TFLOP/s against the "

@@ -25,6 +25,9 @@ struct TrainingBench {
   size_t batch = 8;
   size_t seq_len = 1024;
   size_t steps = 5;  // timed, after one untimed step (compiling the pipelines)
+  // Then one more f32 step with its GPU time by kernel (print_kernel_profile): where a step goes
+  // besides its products, which --products times alone.
+  bool profile = false;
 };
 
 // Trains a random model of `config` on random tokens for each precision in turn (f32, then

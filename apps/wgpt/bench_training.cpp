@@ -42,6 +42,7 @@ train::Batch random_batch(size_t sequences, size_t seq_len, size_t vocab) {
 struct StepTimes {
   std::vector<double> seconds;  // the timed steps'
   std::vector<double> losses;   // every step's mean loss, the untimed first included
+  bool profiled = false;        // the context holds one more step's kernel timings
 };
 
 // One untimed step, then options.steps timed ones: forward, backward and AdamW in one submit,
@@ -53,16 +54,17 @@ StepTimes time_steps(const model::Config& config, const std::shared_ptr<gpu::Con
   std::vector<train::Parameter> params = train::parameters(model);
   train::AdamW optimizer(params, {});
   const train::Batch batch = random_batch(options.batch, options.seq_len, config.vocab_size);
+  // Forward, backward and AdamW in one submit; the token losses, not yet read.
+  auto step_once = [&] {
+    gpu::Scope scope(*context);
+    train::LossAndGrads result = train::loss_and_grads(model, batch);
+    optimizer.step(params, result.grads, 1e-4f, result.grad_scale);
+    return result.token_losses;
+  };
   StepTimes times;
   for (size_t step = 0; step <= options.steps; ++step) {
     const auto start = std::chrono::steady_clock::now();
-    train::LossAndGrads result;
-    {
-      gpu::Scope scope(*context);
-      result = train::loss_and_grads(model, batch);
-      optimizer.step(params, result.grads, 1e-4f, result.grad_scale);
-    }
-    const std::vector<float> losses = result.token_losses.to_floats();
+    const std::vector<float> losses = step_once().to_floats();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     times.losses.push_back(std::accumulate(losses.begin(), losses.end(), 0.0) /
@@ -73,6 +75,12 @@ StepTimes time_steps(const model::Config& config, const std::shared_ptr<gpu::Con
                  precision == ops::Precision::f32 ? "f32" : "mixed", step, options.steps);
   }
   std::fprintf(stderr, "\n");
+  if (options.profile && precision == ops::Precision::f32) {
+    context->time_kernels(true);
+    step_once().to_floats();
+    context->time_kernels(false);
+    times.profiled = true;
+  }
   return times;
 }
 
@@ -88,6 +96,7 @@ void bench_training(const model::Config& config, const std::shared_ptr<gpu::Cont
       "| precision | ms/step | range ms | tokens/s | first step's loss | last step's loss |\n");
   std::printf("|---|---:|---:|---:|---:|---:|\n");
   std::vector<double> losses[2];
+  bool profiled = false;
   for (ops::Precision precision : {ops::Precision::f32, ops::Precision::mixed}) {
     const StepTimes times = time_steps(config, context, precision, options);
     const Spread s = spread_of(times.seconds);
@@ -96,6 +105,7 @@ void bench_training(const model::Config& config, const std::shared_ptr<gpu::Cont
                 1000 * s.min, 1000 * s.max, static_cast<double>(tokens) / s.mean,
                 times.losses.front(), times.losses.back());
     losses[precision == ops::Precision::mixed] = times.losses;
+    profiled = profiled || times.profiled;
   }
   double band = 0;  // docs/precision.md's loss band: each step's loss within 1% of f32's
   for (size_t step = 0; step < losses[0].size(); ++step) {
@@ -107,6 +117,7 @@ void bench_training(const model::Config& config, const std::shared_ptr<gpu::Cont
   if (!context->limits().f16_matrix.available()) {
     std::printf("\n(this device has no tensor cores: mixed precision runs the f32 kernels)\n");
   }
+  if (profiled) print_kernel_profile(*context, 1, "one f32 training step");
 }
 
 }  // namespace wgpt::cli

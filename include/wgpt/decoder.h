@@ -56,6 +56,11 @@ class Decoder {
     // Whether to warm the next products' weights (Warming); `wgpt bench --warm-weights off,on`
     // compares.
     Warming warm_weights = Warming::automatic;
+    // How many steps generate() keeps submitted ahead of the host: the host records step i + n
+    // when step i's token arrives, so the GPU idles unless the host's wait, recording and submit
+    // take less than n - 1 steps of GPU time. At least 1 (one step at a time); `wgpt bench
+    // --steps-in-flight 2,3` compares.
+    size_t steps_in_flight = 2;
   };
 
   // Binds `cache` (which must belong to `model` and outlive this decoder). Each step's next token
@@ -79,13 +84,13 @@ class Decoder {
   // Decoding after `context` — the prompt and every token generated so far, whose last token runs
   // first, at position cache.length() (so context.size() == cache.length() + 1) — up to `count`
   // tokens, each chosen on the GPU by the decoder's sampling and passed to `on_token` as it
-  // arrives (return false to stop). Two steps are kept in flight — the GPU feeds each chosen token
-  // to the next step itself, so step i+1 is submitted before step i's token reaches the host —
-  // which hides the host's encoding and the readback latency.
+  // arrives (return false to stop). Several steps are kept in flight (Tuning::steps_in_flight) —
+  // the GPU feeds each chosen token to the next step itself, so step i+1 is submitted before step
+  // i's token reaches the host — which hides the host's encoding and the readback latency.
   std::vector<uint32_t> generate(std::span<const uint32_t> context, size_t count,
                                  const std::function<bool(uint32_t)>& on_token = {});
   // generate() with each step's trace read back in the step's readback (as step_traced reads
-  // it): two steps in flight, the same tokens. `on_step` receives each token with its trace.
+  // it): as many steps in flight, the same tokens. `on_step` receives each token with its trace.
   std::vector<uint32_t> generate_traced(
       std::span<const uint32_t> context, size_t count, size_t top_n,
       const std::function<bool(uint32_t, const StepTrace&)>& on_step);

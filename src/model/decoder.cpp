@@ -32,6 +32,7 @@ struct Decoder::Plan {
   std::vector<ops::decode::Bound> blocks;  // per block: qkv, attention chunks and output, MLP
   ops::decode::Bound lm_head, argmax;
   std::unique_ptr<TokenSampler> sampler;  // none: greedy, the argmax of the LM head's candidates
+  size_t steps_in_flight = 2;             // Tuning::steps_in_flight
 };
 
 bool Decoder::supported(const Model& model) {
@@ -54,9 +55,11 @@ Decoder::Decoder(const Model& model, KvCache& cache, const SamplingOptions& samp
   if (!supported(model)) throw Error("this model cannot use the GPU decode path");
   if (cache.keys.size() != model.config().n_layer)
     throw Error("the KV cache belongs to another model");
+  if (tuning.steps_in_flight == 0) throw Error("the decoder needs at least one step in flight");
   const Config& c = model.config();
   Plan& p = *plan_;
   p.context = model.context();
+  p.steps_in_flight = tuning.steps_in_flight;
   auto empty = [&](Shape shape, DType dtype = DType::f32) {
     return Tensor::empty_gpu(p.context, std::move(shape), dtype);
   };
@@ -401,9 +404,9 @@ std::vector<uint32_t> Decoder::run(std::span<const uint32_t> context, size_t cou
     }
   };
   try {
-    submit();
     for (size_t i = 0; i < count; ++i) {
-      if (submitted < count) submit();  // keep the next step in flight while waiting
+      // Steps i to i + steps_in_flight - 1 in flight while waiting for step i.
+      while (submitted < std::min(count, i + p.steps_in_flight)) submit();
       while (!arrived[i]) p.context->poll();
       if (failure) throw *failure;
       ++cache_.length_;

@@ -138,6 +138,41 @@ TEST(SampledGeneration, ASampledStepIsOneSubmitOneWaitAndNoNewBuffers) {
   EXPECT_EQ(after.dispatches - before.dispatches, 6u * (2 + 5 * model.config().n_layer + sampler));
 }
 
+// However many steps are in flight, the GPU feeds each token to the next step and keeps the
+// penalties' window itself: the same tokens, greedy or sampled; and a run stopped early, its later
+// steps already submitted, continues as if they had not run.
+TEST(SampledGeneration, StepsInFlightChangeNoToken) {
+  const model::Model model = model::Model::load(test::hf_fixture("char-tiny"), test::gpu_context());
+  const std::vector<uint32_t> prompt = {5, 6, 7, 8};
+  auto decode = [&](const SamplingOptions& sampling, size_t in_flight, size_t stop_after) {
+    model::KvCache cache = model.new_cache();
+    model.forward(std::span(prompt).first(prompt.size() - 1), cache, {.all_logits = false});
+    model::Decoder decoder(model, cache, sampling, {.steps_in_flight = in_flight});
+    std::vector<uint32_t> context = prompt;
+    size_t seen = 0;
+    for (uint32_t token :
+         decoder.generate(context, 12, [&](uint32_t) { return ++seen < stop_after; })) {
+      context.push_back(token);
+    }
+    EXPECT_EQ(cache.length() + 1, context.size());
+    for (uint32_t token : decoder.generate(context, 12 - seen)) context.push_back(token);
+    return context;
+  };
+  std::vector<Mode> all = modes();
+  all.push_back({"greedy", {.greedy = true}});
+  for (const Mode& mode : all) {
+    SCOPED_TRACE(mode.name);
+    const std::vector<uint32_t> expected = decode(mode.options, 1, 12);
+    ASSERT_EQ(expected.size(), prompt.size() + 12);
+    for (size_t in_flight : {2, 3, 5}) {
+      EXPECT_EQ(decode(mode.options, in_flight, 12), expected) << in_flight << " in flight";
+      EXPECT_EQ(decode(mode.options, in_flight, 4), expected) << in_flight << ", stopped at 4";
+    }
+  }
+  model::KvCache cache = model.new_cache();
+  EXPECT_THROW(model::Decoder(model, cache, SamplingOptions{}, {.steps_in_flight = 0}), Error);
+}
+
 TEST(SampledGeneration, TheDecoderChecksItsOptionsAndContext) {
   const model::Model model = model::Model::load(test::hf_fixture("char-tiny"), test::gpu_context());
   model::KvCache cache = model.new_cache();
