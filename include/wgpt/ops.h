@@ -57,6 +57,17 @@ Tensor embedding(const Tensor& ids, const std::vector<Tensor>& wte_chunks, const
 // it is tested. The CPU reference computes the definition either way.
 enum class Precision { f32, mixed };
 
+// A product with a causal attention's structure in each batch (square, so that row i and column or
+// k index i meet on the diagonal): the kernels skip its blocks of zeros, about half the work, and
+// the result is as if the zeros had been multiplied. op(a) means a as the product reads it
+// (transposed when asked).
+enum class Triangle {
+  none,
+  lower_output,  // the output's entries above the diagonal (column > row) are 0; needs m = n
+  lower_a,       // op(a)'s entries above the diagonal (k > row) are taken as 0, not read; m = k
+  upper_a,       // op(a)'s entries below the diagonal (k < row) are taken as 0, not read; m = k
+};
+
 struct MatmulOptions {
   bool transpose_a = false;    // a is stored [.., k, m]
   bool transpose_b = false;    // b is stored [.., n, k]
@@ -75,6 +86,9 @@ struct MatmulOptions {
   // empty) whose partial sums a second pass adds, instead of the split chosen for the shape (0):
   // for tuning that choice (wgpt bench --product-splits). The CPU ignores it.
   size_t k_splits = 0;
+  // Which entries are zero by the product's structure (Triangle); none takes no bias, GELU or
+  // residual. Always the f32 kernels, whatever the precision.
+  Triangle triangle = Triangle::none;
 };
 
 // residual + gelu(scale · op(a) · op(b) + bias), each part when asked for. a [m, k] or [batch, m,
@@ -180,7 +194,10 @@ Mixture router_mix(const Tensor& x, const Tensor& scores, float beta);
 
 // Gradients of y = scale · op(a) · op(b) + bias given dy (y's shape), as `matmul` takes them: da
 // and db have a's and b's stored shapes; dbias ([n], the column sums of dy) only when options.bias
-// is set. a and b must both be unbatched or both batched (no broadcast).
+// is set. a and b must both be unbatched or both batched (no broadcast). A triangular product's
+// gradients are triangular products too, where the triangle falls on their first operand: for
+// lower_output an untransposed a and a transposed b (attention's q · kᵀ), for lower_a both
+// untransposed (its probabilities · v); other combinations are refused.
 struct MatmulGrads {
   Tensor da, db;
   std::optional<Tensor> dbias;

@@ -30,7 +30,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let row0 = wid.y * TILE;
   let col0 = wid.x * TILE;
   var acc: array<vec4<f32>, 4>;
-  for (var k0 = split.k_begin; k0 < split.k_end; k0 += TILE_K) {
+  let k_range = triangle_k_range(split.k_begin, split.k_end, row0, col0, TILE);
+  for (var k0 = k_range.x; k0 < k_range.y; k0 += TILE_K) {
     for (var e = 0u; e < 4u; e++) {
       let flat = e * 256u + index;
       // (row, kk) of the A tile and (kk, col) of the B tile this thread stages.
@@ -40,14 +41,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         ar = flat % TILE;
         ak = flat / TILE;
       }
-      a_tile[ar * A_STRIDE + ak] = load_a(batch, row0 + ar, k0 + ak, split.k_end);
+      a_tile[ar * A_STRIDE + ak] = load_a(batch, row0 + ar, k0 + ak, k_range.y);
       var bk = flat / TILE;
       var bc = flat % TILE;
       if (p.trans_b != 0u) {
         bk = flat % TILE_K;
         bc = flat / TILE_K;
       }
-      b_tile[bk * TILE + bc] = load_b(batch, k0 + bk, col0 + bc, split.k_end);
+      b_tile[bk * TILE + bc] = load_b(batch, k0 + bk, col0 + bc, k_range.y);
     }
     workgroupBarrier();
     for (var kk = 0u; kk < TILE_K; kk++) {

@@ -14,19 +14,33 @@
 @group(0) @binding(2) var<storage, read> b: array<b_word>;
 //! include "load8_{DTYPE}.wgsl" for b
 
+// A's vec4 at (row, kk) — elements (row, kk + j), or (row + j, kk) when `along_rows` (a transposed
+// A) — with the product's triangle's zeros.
+fn triangle_masked(v: vec4<f32>, row: u32, kk: u32, along_rows: bool) -> vec4<f32> {
+  if (p.triangle == 0u) {
+    return v;
+  }
+  var masked = v;
+  for (var j = 0u; j < 4u; j++) {
+    let reads = select(triangle_reads_a(row, kk + j), triangle_reads_a(row + j, kk), along_rows);
+    masked[j] = select(0.0, v[j], reads);
+  }
+  return masked;
+}
+
 fn fetch(batch: u32, row0: u32, col0: u32, k0: u32, k_end: u32, index: u32) -> Fetched {
   var f: Fetched;
   if (p.trans_a == 0u) {
     let row = row0 + index / 2u;
     let kk = k0 + (index % 2u) * 4u;
     if (row < p.m && kk < k_end) {
-      f.a = a[(batch * p.a_batch_stride + row * p.k + kk) / 4u];
+      f.a = triangle_masked(a[(batch * p.a_batch_stride + row * p.k + kk) / 4u], row, kk, false);
     }
   } else {
     let kk = k0 + index / 32u;
     let row = row0 + (index % 32u) * 4u;
     if (kk < k_end && row < p.m) {
-      f.a = a[(batch * p.a_batch_stride + kk * p.m + row) / 4u];
+      f.a = triangle_masked(a[(batch * p.a_batch_stride + kk * p.m + row) / 4u], row, kk, true);
     }
   }
   if (p.trans_b != 0u) {

@@ -38,6 +38,19 @@ void validate(std::string_view op, const Gemm& g, const Tensor& a, const Tensor&
     fail(op, "operands " + a.describe() + ", " + b.describe() + " → " + out.describe() +
                  " do not fit the product's geometry");
   }
+  if (g.triangle != Triangle::none) {
+    if (epilogue.bias || epilogue.gelu || epilogue.residual) {
+      fail(op, "a triangular product takes no bias, GELU or residual");
+    }
+    const bool square = g.triangle == Triangle::lower_output ? g.m == g.n : g.m == g.k;
+    if (!square) {
+      fail(op,
+           std::string("a product triangular in ") +
+               (g.triangle == Triangle::lower_output ? "its output needs m = n" : "a needs m = k") +
+               ", got m " + std::to_string(g.m) + ", k " + std::to_string(g.k) + ", n " +
+               std::to_string(g.n));
+    }
+  }
   if (epilogue.bias) {
     require_dtype(op, "bias", *epilogue.bias, DType::f32);
     if (epilogue.bias->shape() != Shape{g.n}) {
@@ -56,6 +69,21 @@ void validate(std::string_view op, const Gemm& g, const Tensor& a, const Tensor&
 // lib/gemm_epilogue.wgsl's bits.
 constexpr uint32_t kEpilogueGelu = 1;
 constexpr uint32_t kEpilogueResidual = 2;
+
+// lib/gemm_triangle.wgsl's codes.
+uint32_t triangle_code(Triangle triangle) {
+  switch (triangle) {
+    case Triangle::none:
+      return 0;
+    case Triangle::lower_output:
+      return 1;
+    case Triangle::lower_a:
+      return 2;
+    case Triangle::upper_a:
+      return 3;
+  }
+  return 0;
+}
 
 // The f16 bits of an operand scale: a power of two that f16 represents as a normal number.
 uint32_t half_bits(std::string_view op, float power_of_two) {
@@ -92,7 +120,8 @@ typename Kernel::Params params(std::string_view op, const Gemm& g, const GemmEpi
           .k_per_split = word(op, k_per_split),
           .epilogue =
               (epilogue.gelu ? kEpilogueGelu : 0u) | (epilogue.residual ? kEpilogueResidual : 0u),
-          .operand_scales = operand_scales};
+          .operand_scales = operand_scales,
+          .triangle = triangle_code(g.triangle)};
 }
 
 void require_grid(std::string_view op, const gpu::Context& context, gpu::Workgroups grid) {

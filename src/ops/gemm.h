@@ -36,6 +36,8 @@ struct Gemm {
   bool row_invariant = false;
   // k cut into this many slices instead of the choice's (0): MatmulOptions::k_splits.
   size_t k_splits = 0;
+  // The zeros the product skips (MatmulOptions::triangle): the f32 tiled kernels only.
+  Triangle triangle = Triangle::none;
 };
 
 // What happens to each finished sum, in this order: + bias[col], GPT-2's GELU, + residual at the
@@ -50,12 +52,13 @@ struct GemmEpilogue {
 // on a device with tensor cores: matmul_tensor*.wgsl, in 128×128 blocks when the product has
 // enough of them and the device the workgroup memory, else in 64×64 blocks; otherwise the f32
 // kernels: matmul_wide_vec4.wgsl or matmul_wide.wgsl (128×128) when the product has enough blocks,
-// else matmul.wgsl (64×64). A B stored as packed weights (f16, bf16, q4) always takes the f32
-// kernels' DTYPE variants: the tensor-core kernels read B as f32. The *_vec4 kernels read whole
-// vec4s and take products whose operand rows and batch strides are multiples of 4 floats. A product
-// with too few blocks to fill the device splits k into up to `splits` slices (k_per_split values
-// each, a multiple of the kernel's k tile) whose partial sums gemm_reduce.wgsl adds. Exposed so
-// that tests can check which kernel their shapes reach.
+// else matmul.wgsl (64×64); a triangular product always one of these three, whatever its m. A B
+// stored as packed weights (f16, bf16, q4) always takes the f32 kernels' DTYPE variants: the
+// tensor-core kernels read B as f32. The *_vec4 kernels read whole vec4s and take products whose
+// operand rows and batch strides are multiples of 4 floats. A product with too few blocks to fill
+// the device splits k into up to `splits` slices (k_per_split values each, a multiple of the
+// kernel's k tile) whose partial sums gemm_reduce.wgsl adds. Exposed so that tests can check which
+// kernel their shapes reach.
 enum class GemmKernel {
   vector,
   tiled,
@@ -81,7 +84,8 @@ size_t gemm_tile(GemmKernel kernel);
 std::string gemm_kernel_name(GemmKernel kernel, DType b_dtype);
 
 // out[(b·m + row)·out_row_stride + out_col_offset + col] =
-//   epilogue(scale · Σ op(A)[row, kk] · op(B)[kk, col]) for every batch b, row and column. All
+//   epilogue(scale · Σ op(A)[row, kk] · op(B)[kk, col]) for every batch b, row and column, with
+// the geometry's triangle of op(A) taken as zero, or of the output set to zero. All
 // tensors f32 on one device, except B, which may be packed weights (f16, bf16, q4: read widened;
 // b_dtype is taken from it); `op` names the caller in errors. On the CPU the product is the
 // definition (double sums, whatever the precision).

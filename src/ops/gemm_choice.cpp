@@ -109,7 +109,9 @@ bool runs_wide_tensor_kernels(const gpu::Limits& limits) {
 GemmKernel tiled_choice(const Gemm& g, const gpu::Limits& limits) {
   const bool vec4 = vec4_operands(g, limits.min_storage_buffer_offset_alignment);
   // The tensor-core kernels read B as f32: packed weights take the f32 kernels' DTYPE variants.
-  if (g.precision == Precision::mixed && limits.f16_matrix.available() && g.b_dtype == DType::f32) {
+  // They know no triangles (nor has any device run them yet: docs/benchmarks.md).
+  if (g.precision == Precision::mixed && limits.f16_matrix.available() && g.b_dtype == DType::f32 &&
+      g.triangle == Triangle::none) {
     if (blocks(g, 128) >= kTensorWideMinBlocks && runs_wide_tensor_kernels(limits)) {
       return vec4 ? GemmKernel::tensor_vec4 : GemmKernel::tensor;
     }
@@ -216,7 +218,8 @@ GemmChoice gemm_kernel(const Gemm& g, const gpu::Limits& limits) {
     fixed.m = kRowInvariantRows;
     return tiled_split(fixed, limits, kRowInvariantSplitDepth);
   }
-  if (g.m <= kGemvMaxRows) return vector_choice(g);
+  // gemv knows no triangles: a triangular product of few rows takes the 64×64 kernel.
+  if (g.m <= kGemvMaxRows && g.triangle == Triangle::none) return vector_choice(g);
   return tiled_split(g, limits, kMinTiledSplitDepth);
 }
 

@@ -54,7 +54,8 @@ detail::Gemm geometry_of(const Shape& a_shape, const Shape& b_shape, const Matmu
           .out_row_stride = n,
           .precision = options.precision,
           .row_invariant = options.row_invariant,
-          .k_splits = options.k_splits};
+          .k_splits = options.k_splits,
+          .triangle = options.triangle};
 }
 
 }  // namespace

@@ -77,10 +77,15 @@ Recorded record_forward(Tape& tape, const model::Model& model, const Batch& batc
     Var q = autograd::reshape(tape, heads.q, per_sequence);
     Var k = autograd::reshape(tape, heads.k, per_sequence);
     Var v = autograd::reshape(tape, heads.v, per_sequence);
-    Var scores = autograd::matmul(
-        tape, q, k, {.transpose_b = true, .scale = attention_scale, .precision = precision});
+    // Causal: the scores above the diagonal are masked, so neither they nor the probabilities'
+    // zeros there are computed, forward or backward (about half of each product).
+    Var scores = autograd::matmul(tape, q, k,
+                                  {.transpose_b = true,
+                                   .scale = attention_scale,
+                                   .precision = precision,
+                                   .triangle = ops::Triangle::lower_output});
     Var attended = autograd::matmul(tape, drop(autograd::causal_softmax(tape, scores)), v,
-                                    {.precision = precision});
+                                    {.precision = precision, .triangle = ops::Triangle::lower_a});
     Var merged =
         autograd::merge_heads(tape, autograd::reshape(tape, attended, {n_head, rows, head_dim}));
     x = autograd::add(tape, x, drop(linear(merged, proj_weight, proj_bias)));

@@ -231,6 +231,122 @@ TEST(OpsMatmul, MixedPrecisionTakesTheTensorCoresWhereTheDeviceHasThem) {
   EXPECT_EQ(kernel({.m = 1, .k = 768, .n = 2304}), GemmKernel::vector);
 }
 
+// A triangular product is the full product with the triangle's zeros in place: op(a)'s entries
+// above (lower_a) or below (upper_a) the diagonal, or the output's above it (lower_output),
+// whatever a holds there — bit for bit on the CPU, whose sums are exact in double.
+TEST(OpsMatmul, TriangularProductsAreTheFullProductOverTheirZeros) {
+  constexpr size_t kBatch = 2, kT = 9, kN = 5;
+  // `values` [batch, rows, cols] with entry (i, j) zeroed where keep(i, j) is false.
+  auto masked = [](const Tensor& values, auto keep) {
+    std::vector<float> out = values.to_floats();
+    const size_t rows = values.dim(1), cols = values.dim(2);
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (!keep((i / cols) % rows, i % cols)) out[i] = 0.0f;
+    }
+    return Tensor::from_floats(out, values.shape());
+  };
+  auto lower = [](size_t row, size_t col) { return col <= row; };
+  auto upper = [](size_t row, size_t col) { return col >= row; };
+  const Tensor a = Tensor::from_floats(test::random_floats(kBatch * kT * kT, 1), {kBatch, kT, kT});
+  const Tensor b = Tensor::from_floats(test::random_floats(kBatch * kT * kN, 2), {kBatch, kT, kN});
+  for (bool transpose_a : {false, true}) {
+    const ops::MatmulOptions plain{.transpose_a = transpose_a, .scale = 0.5f};
+    for (ops::Triangle triangle : {ops::Triangle::lower_a, ops::Triangle::upper_a}) {
+      ops::MatmulOptions options = plain;
+      options.triangle = triangle;
+      const bool is_lower = triangle == ops::Triangle::lower_a;
+      // Stored transposed, op(a)'s (row, k) is a's (k, row): the mask swaps its arguments.
+      const Tensor zeroed = transpose_a ? (is_lower ? masked(a, upper) : masked(a, lower))
+                                        : (is_lower ? masked(a, lower) : masked(a, upper));
+      EXPECT_EQ(ops::matmul(a, b, options).to_floats(), ops::matmul(zeroed, b, plain).to_floats())
+          << "transpose_a " << transpose_a << ", lower " << is_lower;
+    }
+  }
+  const Tensor bt = Tensor::from_floats(test::random_floats(kBatch * kT * kN, 3), {kBatch, kT, kN});
+  const Tensor q = Tensor::from_floats(test::random_floats(kBatch * kT * kN, 4), {kBatch, kT, kN});
+  const ops::MatmulOptions scores{.transpose_b = true, .scale = 0.25f};
+  ops::MatmulOptions causal = scores;
+  causal.triangle = ops::Triangle::lower_output;
+  EXPECT_EQ(ops::matmul(q, bt, causal).to_floats(),
+            masked(ops::matmul(q, bt, scores), lower).to_floats());
+}
+
+TEST(OpsMatmul, TriangularProductsRefuseWhatTheyCannotBe) {
+  const Tensor square = Tensor::from_floats(test::random_floats(16, 1), {4, 4});
+  const Tensor wide = Tensor::from_floats(test::random_floats(12, 2), {4, 3});
+  EXPECT_THROW(ops::matmul(square, wide, {.triangle = ops::Triangle::lower_output}), Error);
+  EXPECT_THROW(ops::matmul(wide, wide, {.transpose_b = true, .triangle = ops::Triangle::lower_a}),
+               Error);
+  EXPECT_NO_THROW(ops::matmul(square, wide, {.triangle = ops::Triangle::lower_a}));
+  EXPECT_THROW(ops::matmul(square, square,
+                           {.bias = Tensor::zeros({4}), .triangle = ops::Triangle::lower_output}),
+               Error);
+  // Gradients exist where the triangle falls on the first operand of each gradient product.
+  EXPECT_THROW(ops::matmul_backward(square, square, square,
+                                    {.transpose_a = true, .triangle = ops::Triangle::lower_a}),
+               Error);
+  EXPECT_THROW(ops::matmul_backward(square, square, square, {.triangle = ops::Triangle::upper_a}),
+               Error);
+}
+
+// The gradients of attention's two products, triangular, equal those of the full products with
+// the zeros made explicit.
+TEST(OpsMatmul, TriangularGradientsAreTheFullProductsOverTheirZeros) {
+  constexpr size_t kT = 11, kHead = 6;
+  auto lower_only = [](const Tensor& t) {
+    std::vector<float> v = t.to_floats();
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i % kT > (i / kT) % kT) v[i] = 0.0f;
+    }
+    return Tensor::from_floats(v, t.shape());
+  };
+  auto random = [](Shape shape, uint32_t seed) {
+    return Tensor::from_floats(test::random_floats(numel(shape), seed), shape);
+  };
+  // scores = s·q·kᵀ, zero above the diagonal: dy's entries there reach nothing.
+  const Tensor q = random({2, kT, kHead}, 1), k = random({2, kT, kHead}, 2),
+               dscores = random({2, kT, kT}, 3);
+  const ops::MatmulOptions scores{.transpose_b = true, .scale = 0.5f};
+  ops::MatmulOptions causal = scores;
+  causal.triangle = ops::Triangle::lower_output;
+  const ops::MatmulGrads got = ops::matmul_backward(q, k, dscores, causal);
+  const ops::MatmulGrads want = ops::matmul_backward(q, k, lower_only(dscores), scores);
+  EXPECT_EQ(got.da.to_floats(), want.da.to_floats());
+  EXPECT_EQ(got.db.to_floats(), want.db.to_floats());
+  // attended = probs·v with probs read as lower triangular: no gradient reaches its upper part.
+  const Tensor probs = random({2, kT, kT}, 4), v = random({2, kT, kHead}, 5),
+               dattended = random({2, kT, kHead}, 6);
+  const ops::MatmulGrads got_values =
+      ops::matmul_backward(probs, v, dattended, {.triangle = ops::Triangle::lower_a});
+  const ops::MatmulGrads want_values = ops::matmul_backward(lower_only(probs), v, dattended, {});
+  EXPECT_EQ(got_values.da.to_floats(), lower_only(want_values.da).to_floats());
+  EXPECT_EQ(got_values.db.to_floats(), want_values.db.to_floats());
+}
+
+// Only the f32 tiled kernels know triangles: a few rows take the 64×64 one rather than gemv, and
+// mixed precision keeps the f32 kernels on a device with tensor cores.
+TEST(OpsMatmul, TriangularProductsTakeTheF32TiledKernels) {
+  using ops::detail::GemmKernel;
+  for (const gpu::Limits& device : {f32_device(), tensor_device()}) {
+    auto kernel = [&](ops::detail::Gemm g) {
+      g.precision = ops::Precision::mixed;
+      return ops::detail::gemm_kernel(g, device).kernel;
+    };
+    EXPECT_EQ(kernel({.m = 8, .k = 8, .n = 64, .triangle = ops::Triangle::lower_a}),
+              GemmKernel::tiled);
+    EXPECT_EQ(kernel({.batch = 96,
+                      .m = 1024,
+                      .k = 64,
+                      .n = 1024,
+                      .trans_b = true,
+                      .triangle = ops::Triangle::lower_output}),
+              GemmKernel::wide_vec4);
+    EXPECT_EQ(
+        kernel({.batch = 96, .m = 1024, .k = 1024, .n = 64, .triangle = ops::Triangle::lower_a}),
+        GemmKernel::wide_vec4);
+  }
+}
+
 TEST(OpsMatmul, RowInvariantProductsChooseAsFor64Rows) {
   // A batched decode step's products (GPT-2 124M's QKV, MLP down and LM head) take the same
   // kernel and split of k for 1, 5, 64 or 200 rows, on either device: a row's sums then do not

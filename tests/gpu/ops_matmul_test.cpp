@@ -214,6 +214,87 @@ INSTANTIATE_TEST_SUITE_P(
                       EpilogueCase{ops::detail::GemmKernel::tiled, 2, 1, 70, 700, 90},
                       EpilogueCase{ops::detail::GemmKernel::wide_vec4, 7, 32, 100, 520, 100}));
 
+// Triangular products (an attention's causal scores and probabilities) in each f32 tiled kernel,
+// with and without split-k, A random on both sides of the diagonal (its zeros by the triangle must
+// not be read), sizes not multiples of the blocks.
+struct TriangleCase {
+  ops::detail::GemmKernel kernel;
+  ops::Triangle triangle;
+  size_t batch, t, other;  // other: k for a triangular output, n for a triangular A
+  bool trans_a, trans_b;
+  size_t k_splits;
+};
+
+void PrintTo(const TriangleCase& c, std::ostream* os) {
+  const char* names[] = {"none", "lower output", "lower a", "upper a"};
+  *os << names[static_cast<int>(c.triangle)] << ", batch " << c.batch << ", t " << c.t << ", "
+      << c.other << (c.trans_a ? ", trans_a" : "") << (c.trans_b ? ", trans_b" : "") << ", "
+      << c.k_splits << " splits asked";
+}
+
+class GpuMatmulTriangle : public ::testing::TestWithParam<TriangleCase> {};
+
+TEST_P(GpuMatmulTriangle, MatchesCpu) {
+  const TriangleCase& c = GetParam();
+  auto context = test::gpu_context();
+  const bool output = c.triangle == ops::Triangle::lower_output;
+  const size_t m = c.t, k = output ? c.other : c.t, n = output ? c.t : c.other;
+  const ops::detail::Gemm geometry{.batch = c.batch,
+                                   .m = m,
+                                   .k = k,
+                                   .n = n,
+                                   .a_batch_stride = m * k,
+                                   .b_batch_stride = k * n,
+                                   .trans_a = c.trans_a,
+                                   .trans_b = c.trans_b,
+                                   .scale = 0.5f,
+                                   .out_row_stride = n,
+                                   .k_splits = c.k_splits,
+                                   .triangle = c.triangle};
+  const ops::detail::GemmChoice choice = ops::detail::gemm_kernel(geometry, context->limits());
+  ASSERT_EQ(choice.kernel, c.kernel);
+  if (c.k_splits > 1) {
+    ASSERT_GT(choice.splits, 1u);
+  }
+  const size_t a_size = c.batch * m * k, b_size = c.batch * k * n, out_size = c.batch * m * n;
+  const Tensor a = Tensor::from_floats(test::random_floats(a_size, 1), {a_size});
+  const Tensor b = Tensor::from_floats(test::random_floats(b_size, 2), {b_size});
+  Tensor expected = Tensor::zeros({out_size});
+  ops::detail::gemm("test", geometry, a, b, {}, expected);
+  // Filled first, so that an entry the kernel leaves unwritten shows.
+  Tensor actual = Tensor::from_floats(test::random_floats(out_size, 3), {out_size}).to_gpu(context);
+  ops::detail::gemm("test", geometry, a.to_gpu(context), b.to_gpu(context), {}, actual);
+  EXPECT_TRUE(test::all_close(actual, expected, tolerance(k), 1e-5f));
+}
+
+constexpr auto kTiled = ops::detail::GemmKernel::tiled;
+constexpr auto kLowerOutput = ops::Triangle::lower_output;
+constexpr auto kLowerA = ops::Triangle::lower_a;
+constexpr auto kUpperA = ops::Triangle::upper_a;
+
+INSTANTIATE_TEST_SUITE_P(
+    Triangle, GpuMatmulTriangle,
+    ::testing::Values(
+        // 64×64 blocks: few rows (never gemv), and 200 rows (several blocks), split or not.
+        TriangleCase{kTiled, kLowerA, 1, 10, 20, false, false, 0},
+        TriangleCase{kTiled, kLowerOutput, 2, 200, 24, false, true, 0},
+        TriangleCase{kTiled, kLowerOutput, 2, 200, 24, true, false, 3},
+        TriangleCase{kTiled, kLowerA, 2, 200, 24, false, false, 0},
+        TriangleCase{kTiled, kLowerA, 2, 200, 24, true, true, 3},
+        TriangleCase{kTiled, kUpperA, 2, 200, 24, true, false, 0},
+        TriangleCase{kTiled, kUpperA, 2, 200, 24, false, false, 3},
+        // 128×128 blocks read as vec4s (t, k and n multiples of 4), as attention's products.
+        TriangleCase{kVec4, kLowerOutput, 12, 260, 36, false, true, 0},
+        TriangleCase{kVec4, kLowerOutput, 12, 260, 36, false, true, 2},
+        TriangleCase{kVec4, kLowerA, 12, 260, 68, false, false, 0},
+        TriangleCase{kVec4, kLowerA, 12, 260, 68, true, false, 3},
+        TriangleCase{kVec4, kUpperA, 12, 260, 68, true, false, 0},
+        TriangleCase{kVec4, kUpperA, 12, 260, 68, false, true, 3},
+        // 128×128 blocks read a float at a time.
+        TriangleCase{kScalar, kLowerOutput, 11, 257, 33, false, true, 0},
+        TriangleCase{kScalar, kLowerA, 16, 257, 130, false, false, 2},
+        TriangleCase{kScalar, kUpperA, 16, 257, 130, true, false, 0}));
+
 // k cut into as many slices as asked (wgpt bench --product-splits), by the tiled and the
 // matrix-vector kernels, still gives the CPU's product.
 TEST(GpuMatmulSplits, ForcedSplitsMatchCpu) {

@@ -40,6 +40,29 @@ TEST(GpuTrainOps, MatmulBackwardEveryLayout) {
   EXPECT_TRUE(test::all_close(*got.dbias, *want.dbias, 1e-4f, 1e-5f));
 }
 
+// Attention's two products as training records them, triangular (causal scores, probabilities
+// read as lower triangular), on the 64×64 and the 128×128 kernels.
+TEST(GpuTrainOps, TriangularMatmulBackward) {
+  for (size_t batch : {2u, 24u}) {
+    const size_t t = 200, head = 64;
+    const Tensor q = random_tensor({batch, t, head}, 1), k = random_tensor({batch, t, head}, 2),
+                 dscores = random_tensor({batch, t, t}, 3), probs = random_tensor({batch, t, t}, 4),
+                 dattended = random_tensor({batch, t, head}, 5);
+    SCOPED_TRACE(testing::Message() << "batch " << batch);
+    const ops::MatmulOptions scores{
+        .transpose_b = true, .scale = 0.125f, .triangle = ops::Triangle::lower_output};
+    ops::MatmulGrads want = ops::matmul_backward(q, k, dscores, scores);
+    ops::MatmulGrads got = ops::matmul_backward(gpu(q), gpu(k), gpu(dscores), scores);
+    EXPECT_TRUE(test::all_close(got.da, want.da, 1e-4f, 1e-4f));
+    EXPECT_TRUE(test::all_close(got.db, want.db, 1e-4f, 1e-4f));
+    const ops::MatmulOptions values{.triangle = ops::Triangle::lower_a};
+    want = ops::matmul_backward(probs, k, dattended, values);
+    got = ops::matmul_backward(gpu(probs), gpu(k), gpu(dattended), values);
+    EXPECT_TRUE(test::all_close(got.da, want.da, 1e-4f, 1e-4f));
+    EXPECT_TRUE(test::all_close(got.db, want.db, 1e-4f, 1e-4f));
+  }
+}
+
 TEST(GpuTrainOps, SumRowsOverSeveralPasses) {
   // 9000 rows take three passes (141 blocks, then 3, then 1); 300 columns two workgroups.
   Tensor x = random_tensor({9000, 300}, 8);

@@ -23,11 +23,12 @@ fn split_of(z: u32) -> Split {
   return s;
 }
 
-// Stores one output element (nothing past m or n).
-fn store_sum(s: Split, row: u32, col: u32, sum: f32) {
+// Stores one output element (nothing past m or n; zero where the triangle says so).
+fn store_sum(s: Split, row: u32, col: u32, computed: f32) {
   if (row >= p.m || col >= p.n) {
     return;
   }
+  let sum = select(0.0, computed, triangle_computes(row, col));
   if (p.nsplit == 1u) {
     let at = (s.batch * p.m + row) * p.out_row_stride + p.out_col_offset + col;
     c[at] = finish(sum, col, at);

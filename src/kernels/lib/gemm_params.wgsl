@@ -20,6 +20,8 @@ struct Params {
   // conversion to f16, keeping small values (gradients) out of f16's subnormals; the product's
   // scale divides them back out.
   operand_scales: u32,
+  triangle: u32,  // lib/gemm_triangle.wgsl's TRIANGLE_*, or 0
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
+//! include "gemm_triangle.wgsl"

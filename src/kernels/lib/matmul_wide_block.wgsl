@@ -65,11 +65,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   // acc[4·h + i] holds row i of quadrant h: 0 = (low rows, low columns), 1 = (low, high),
   // 2 = (high, low), 3 = (high, high), "high" being 64 further on.
   var acc: array<vec4<f32>, 16>;
-  stage(fetch(batch, row0, col0, split.k_begin, split.k_end, index), index, 0u);
+  let k_range = triangle_k_range(split.k_begin, split.k_end, row0, col0, TILE);
+  stage(fetch(batch, row0, col0, k_range.x, k_range.y, index), index, 0u);
   workgroupBarrier();
   var half = 0u;
-  for (var k0 = split.k_begin; k0 < split.k_end; k0 += TILE_K) {
-    let next = fetch(batch, row0, col0, k0 + TILE_K, split.k_end, index);  // zeros past the end
+  for (var k0 = k_range.x; k0 < k_range.y; k0 += TILE_K) {
+    let next = fetch(batch, row0, col0, k0 + TILE_K, k_range.y, index);  // zeros past the end
     let a_lo = &a_tile[half][lid.y];
     let a_hi = &a_tile[half][lid.y + 16u];
     let b_lo = &b_tile[half][lid.x];
