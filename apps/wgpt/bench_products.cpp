@@ -45,9 +45,24 @@ std::vector<Product> products(const model::Config& c, size_t t, size_t rows, siz
       out.push_back({p + name + " dx", {rows, width}, {in, width}, {.transpose_b = true}});
       out.push_back({p + name + " dw", {rows, in}, {rows, width}, {.transpose_a = true}});
     }
+    // Attention's products, triangular as training runs them (gpt2_loss.cpp), and their
+    // gradients as matmul_backward forms them.
+    const Shape per_head = {heads, seq_len, hd}, scores = {heads, seq_len, seq_len};
+    using ops::Triangle;
+    out.push_back({p + "scores q·kᵀ",
+                   per_head,
+                   per_head,
+                   {.transpose_b = true, .triangle = Triangle::lower_output}});
+    out.push_back({p + "scores dq", scores, per_head, {.triangle = Triangle::lower_a}});
     out.push_back(
-        {p + "scores q·kᵀ", {heads, seq_len, hd}, {heads, seq_len, hd}, {.transpose_b = true}});
-    out.push_back({p + "probs·v", {heads, seq_len, seq_len}, {heads, seq_len, hd}, {}});
+        {p + "scores dk", scores, per_head, {.transpose_a = true, .triangle = Triangle::upper_a}});
+    out.push_back({p + "probs·v", scores, per_head, {.triangle = Triangle::lower_a}});
+    out.push_back({p + "probs·v dprobs",
+                   per_head,
+                   per_head,
+                   {.transpose_b = true, .triangle = Triangle::lower_output}});
+    out.push_back(
+        {p + "probs·v dv", scores, per_head, {.transpose_a = true, .triangle = Triangle::upper_a}});
     out.push_back({p + "lm head", {rows, C}, {V, C}, {.transpose_b = true}});
     out.push_back({p + "lm head dx", {rows, V}, {V, C}, {}});
     out.push_back({p + "lm head dwte", {rows, V}, {rows, C}, {.transpose_a = true}});
@@ -55,12 +70,16 @@ std::vector<Product> products(const model::Config& c, size_t t, size_t rows, siz
   return out;
 }
 
+// The product's arithmetic; of a triangular one only the triangle's side that is not zero (the
+// diagonal included): the work the kernels have to do.
 double flops(const Product& p) {
   const size_t batch = p.a.size() == 3 ? p.a[0] : 1;
   const size_t m = p.options.transpose_a ? p.a.back() : p.a[p.a.size() - 2];
   const size_t k = p.options.transpose_a ? p.a[p.a.size() - 2] : p.a.back();
   const size_t n = p.options.transpose_b ? p.b[p.b.size() - 2] : p.b.back();
-  return 2.0 * static_cast<double>(batch * m * k) * static_cast<double>(n);
+  const double full = 2.0 * static_cast<double>(batch * m * k) * static_cast<double>(n);
+  if (p.options.triangle == ops::Triangle::none) return full;
+  return full * static_cast<double>(m + 1) / static_cast<double>(2 * m);
 }
 
 // GPU seconds per run of `record`: `repetitions` runs in one submit, timed from the submit to the
