@@ -6,7 +6,8 @@
 // (lib/gemm_output.wgsl); each thread a 4×4 sub-block held in four vec4 accumulators. k advances
 // in tiles of 16 staged in workgroup memory, loaded so that consecutive threads walk whichever
 // axis is contiguous in memory (coalesced in every layout).
-// Grid (ceil(n/64), ceil(m/64), batch · nsplit). k_per_split is a multiple of 16.
+// A triangular product (lib/gemm_triangle.wgsl) walks only the part of its split's k that the
+// block needs. Grid (ceil(n/64), ceil(m/64), batch · nsplit). k_per_split is a multiple of 16.
 //! include "gemm_params.wgsl"
 //! include "gemm_scalar_operands.wgsl"
 @group(0) @binding(3) var<storage, read> bias: array<f32>;  // A again when there is no bias

@@ -29,7 +29,8 @@
 // read whose use follows one.
 // Accumulators are only ever indexed by constants, so that they stay in registers on drivers that
 // would spill a dynamically indexed array to memory.
-// Grid (ceil(n/128), ceil(m/128), batch · nsplit); k_per_split is a multiple of 8.
+// A triangular product (lib/gemm_triangle.wgsl) walks only the part of its split's k that the
+// block needs. Grid (ceil(n/128), ceil(m/128), batch · nsplit); k_per_split is a multiple of 8.
 //! include "gemm_params.wgsl"
 @group(0) @binding(3) var<storage, read> bias: array<f32>;  // A again when there is no bias
 @group(0) @binding(4) var<storage, read> residual: array<f32>;  // A again when unused
