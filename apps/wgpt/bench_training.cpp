@@ -42,7 +42,6 @@ train::Batch random_batch(size_t sequences, size_t seq_len, size_t vocab) {
 struct StepTimes {
   std::vector<double> seconds;  // the timed steps'
   std::vector<double> losses;   // every step's mean loss, the untimed first included
-  bool profiled = false;        // the context holds one more step's kernel timings
 };
 
 // One untimed step, then options.steps timed ones: forward, backward and AdamW in one submit,
@@ -79,7 +78,6 @@ StepTimes time_steps(const model::Config& config, const std::shared_ptr<gpu::Con
     context->time_kernels(true);
     step_once().to_floats();
     context->time_kernels(false);
-    times.profiled = true;
   }
   return times;
 }
@@ -96,7 +94,6 @@ void bench_training(const model::Config& config, const std::shared_ptr<gpu::Cont
       "| precision | ms/step | range ms | tokens/s | first step's loss | last step's loss |\n");
   std::printf("|---|---:|---:|---:|---:|---:|\n");
   std::vector<double> losses[2];
-  bool profiled = false;
   for (ops::Precision precision : {ops::Precision::f32, ops::Precision::mixed}) {
     const StepTimes times = time_steps(config, context, precision, options);
     const Spread s = spread_of(times.seconds);
@@ -105,7 +102,6 @@ void bench_training(const model::Config& config, const std::shared_ptr<gpu::Cont
                 1000 * s.min, 1000 * s.max, static_cast<double>(tokens) / s.mean,
                 times.losses.front(), times.losses.back());
     losses[precision == ops::Precision::mixed] = times.losses;
-    profiled = profiled || times.profiled;
   }
   double band = 0;  // docs/precision.md's loss band: each step's loss within 1% of f32's
   for (size_t step = 0; step < losses[0].size(); ++step) {
@@ -117,7 +113,8 @@ void bench_training(const model::Config& config, const std::shared_ptr<gpu::Cont
   if (!context->limits().f16_matrix.available()) {
     std::printf("\n(this device has no tensor cores: mixed precision runs the f32 kernels)\n");
   }
-  if (profiled) print_kernel_profile(*context, 1, "one f32 training step");
+  // time_steps timed one more f32 step by kernel (the mixed steps ran untimed after it).
+  if (options.profile) print_kernel_profile(*context, 1, "one f32 training step");
 }
 
 }  // namespace wgpt::cli

@@ -17,7 +17,7 @@
 // A's vec4 at (row, kk) — elements (row, kk + j), or (row + j, kk) when `along_rows` (a transposed
 // A) — with the product's triangle's zeros.
 fn triangle_masked(v: vec4<f32>, row: u32, kk: u32, along_rows: bool) -> vec4<f32> {
-  if (p.triangle == 0u) {
+  if (!triangle_in_a()) {
     return v;
   }
   var masked = v;

@@ -7,6 +7,11 @@ const TRIANGLE_LOWER_OUTPUT: u32 = 1u;  // C[row, col] = 0 for col > row
 const TRIANGLE_LOWER_A: u32 = 2u;       // op(A)[row, kk] = 0 for kk > row
 const TRIANGLE_UPPER_A: u32 = 3u;       // op(A)[row, kk] = 0 for kk < row
 
+// Whether the triangle lies in op(A) (so that its loads need triangle_reads_a).
+fn triangle_in_a() -> bool {
+  return p.triangle == TRIANGLE_LOWER_A || p.triangle == TRIANGLE_UPPER_A;
+}
+
 // Whether op(A)[row, kk] is read rather than zero by the triangle.
 fn triangle_reads_a(row: u32, kk: u32) -> bool {
   return !((p.triangle == TRIANGLE_LOWER_A && kk > row) ||
