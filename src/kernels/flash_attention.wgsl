@@ -12,6 +12,9 @@
 // Workgroup (block of 64 query rows, head, sequence): 256 threads, four per row. Keys and values
 // go through workgroup memory in tiles of 32 (16 KiB, WebGPU's default limit), each key row's
 // vec4s rotated by the key's index so that the four keys read at once sit in different banks.
+// The next tile is fetched from global memory into registers before the current one is used, so
+// its latency hides behind the tile's work (a workgroup of this kernel's registers may be the only
+// one on its multiprocessor, with nothing else to run while it waits).
 // Thread (row, part) scores keys part, part + 4, .. of each tile against its row (read once into
 // registers, pre-scaled), with its own running maximum, sum and 64 output sums; threads of a
 // subgroup that share a part read the same key (a broadcast). At the end the four parts of a row
@@ -56,6 +59,46 @@ fn slot(j: u32, d: u32) -> u32 {
   return j * HEAD4 + ((d + j) % HEAD4);
 }
 
+// This thread's two vec4s of a tile's keys and of its values: vec4s li and li + 256 of the tile
+// (KEYS · HEAD4 = 512), in the order the tile stores them, key by key. Named fields rather than an
+// array, so that they stay in registers on drivers that would spill a dynamically indexed array.
+struct Staged {
+  k0: vec4<f32>,
+  v0: vec4<f32>,
+  k1: vec4<f32>,
+  v1: vec4<f32>,
+}
+
+// Where vec4 e of the tile of keys k0.. sits in `keys` (less key_first) and in `values` (less
+// value_first).
+fn tile_at(head_keys: u32, k0: u32, e: u32) -> u32 {
+  return head_keys + (k0 + e / HEAD4) * p.key_row + e % HEAD4;
+}
+
+// The tile of keys k0.. from global memory, zeros from keys_end on.
+fn fetch_tile(head_keys: u32, k0: u32, keys_end: u32, li: u32) -> Staged {
+  var staged: Staged;
+  if (k0 + li / HEAD4 < keys_end) {
+    let at = tile_at(head_keys, k0, li);
+    staged.k0 = keys[p.key_first + at];
+    staged.v0 = values[p.value_first + at];
+  }
+  if (k0 + (li + 256u) / HEAD4 < keys_end) {
+    let at = tile_at(head_keys, k0, li + 256u);
+    staged.k1 = keys[p.key_first + at];
+    staged.v1 = values[p.value_first + at];
+  }
+  return staged;
+}
+
+fn stage(staged: Staged, li: u32) {
+  let e1 = li + 256u;
+  k_tile[slot(li / HEAD4, li % HEAD4)] = staged.k0;
+  v_tile[slot(li / HEAD4, li % HEAD4)] = staged.v0;
+  k_tile[slot(e1 / HEAD4, e1 % HEAD4)] = staged.k1;
+  v_tile[slot(e1 / HEAD4, e1 % HEAD4)] = staged.v1;
+}
+
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
         @builtin(local_invocation_index) li: u32) {
@@ -79,22 +122,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: 
   var running_sum = 0.0;
   let visible = p.offset + i + 1u;  // keys j < visible
   let keys_end = p.offset + min(block * ROWS + ROWS, p.t);  // what any row of the block sees
+  var staged = fetch_tile(head_keys, 0u, keys_end, li);
   for (var k0 = 0u; k0 < keys_end; k0 += KEYS) {
     workgroupBarrier();  // the previous tile is used up
-    for (var e = li; e < KEYS * HEAD4; e += 256u) {
-      let key = e / HEAD4;
-      let d = e % HEAD4;
-      var kv = vec4<f32>(0.0);
-      var vv = vec4<f32>(0.0);
-      if (k0 + key < keys_end) {
-        let at = head_keys + (k0 + key) * p.key_row + d;
-        kv = keys[p.key_first + at];
-        vv = values[p.value_first + at];
-      }
-      k_tile[slot(key, d)] = kv;
-      v_tile[slot(key, d)] = vv;
-    }
+    stage(staged, li);
     workgroupBarrier();
+    staged = fetch_tile(head_keys, k0 + KEYS, keys_end, li);  // zeros past the end
     var scores: array<f32, KEYS / PARTS>;
     var tile_max = NONE;
     for (var c = 0u; c < KEYS / PARTS; c++) {
