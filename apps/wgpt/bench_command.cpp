@@ -29,6 +29,7 @@ struct BenchCommand {
   std::vector<size_t> product_workgroups = {0};
   std::vector<std::string> warm_weights = {"auto"};
   std::vector<size_t> steps_in_flight = {model::Decoder::Tuning{}.steps_in_flight};
+  std::vector<size_t> dispatches_per_submit = {0};
   std::vector<size_t> prompt_lengths = {512};
   std::vector<size_t> generate_tokens = {128};
   size_t generate_prompt = 16;
@@ -493,32 +494,44 @@ void run(const BenchCommand& command) {
   if (command.precision != "f32") precisions.push_back(ops::Precision::mixed);
   for (const Mode& mode : modes) model::validate(mode.options, model.config());
   std::vector<Measurement> results;
-  for (ops::Precision precision : precisions) {
-    model.set_precision(precision);
-    std::set<size_t> measured;
-    for (size_t tokens : prompts) {
-      const bool again = !measured.insert(tokens).second;
-      results.push_back(
-          prompt_processing(model, tokens, command.warmup, command.repetitions, again));
+  for (size_t per_submit : command.dispatches_per_submit) {
+    if (context) context->set_dispatches_per_submit(per_submit);
+    const size_t first = results.size();
+    for (ops::Precision precision : precisions) {
+      model.set_precision(precision);
+      std::set<size_t> measured;
+      for (size_t tokens : prompts) {
+        const bool again = !measured.insert(tokens).second;
+        results.push_back(
+            prompt_processing(model, tokens, command.warmup, command.repetitions, again));
+      }
     }
-  }
-  for (size_t tokens : generations) {
-    for (const model::Decoder::Tuning& tuning : tunings(command)) {
-      for (const Mode& mode : modes) {
-        for (bool probe : {false, true}) {
-          if (probe && !command.probe) break;
-          results.push_back(token_generation(model, command.generate_prompt, tokens, command.warmup,
-                                             command.repetitions, probe, mode, tuning));
+    for (size_t tokens : generations) {
+      for (const model::Decoder::Tuning& tuning : tunings(command)) {
+        for (const Mode& mode : modes) {
+          for (bool probe : {false, true}) {
+            if (probe && !command.probe) break;
+            results.push_back(token_generation(model, command.generate_prompt, tokens,
+                                               command.warmup, command.repetitions, probe, mode,
+                                               tuning));
+          }
         }
       }
     }
+    if (command.score_tokens) {
+      results.push_back(
+          scoring(model, command.score_tokens, command.score_top, command.repetitions));
+    }
+    if (per_submit > 0) {
+      for (size_t i = first; i < results.size(); ++i) {
+        results[i].test += " (" + std::to_string(per_submit) + " per submit)";
+      }
+    }
   }
+  if (context) context->set_dispatches_per_submit(command.dispatches_per_submit.front());
   if (results.empty() && command.score_tokens == 0 && !command.products && !command.train &&
       command.batch_decode.empty()) {
     throw Error("nothing to measure: every test was skipped or 0 (give -p or -n values that fit)");
-  }
-  if (command.score_tokens) {
-    results.push_back(scoring(model, command.score_tokens, command.score_top, command.repetitions));
   }
   report(command, model, results);
   // Each length once, however often -p names it (the passes above may repeat one on purpose).
@@ -545,7 +558,14 @@ void run(const BenchCommand& command) {
   if (command.train && context) {
     TrainingBench training = command.training;
     training.profile = command.profile;
-    bench_training(model.config(), context, training);
+    for (size_t per_submit : command.dispatches_per_submit) {
+      if (command.dispatches_per_submit.size() > 1) {
+        std::printf("\ntraining with %zu dispatches per submit (0: one submit a step)\n",
+                    per_submit);
+      }
+      context->set_dispatches_per_submit(per_submit);
+      bench_training(model.config(), context, training);
+    }
   }
   if (!command.batch_decode.empty()) {
     bench_batched_decode(model, command.batch_decode, command.generate_prompt,
@@ -592,6 +612,15 @@ void add_bench_command(CLI::App& app) {
                   "so)")
       ->delimiter(',')
       ->check(whole_number(1, 8))
+      ->capture_default_str();
+  sub->add_option("--dispatches-per-submit", command->dispatches_per_submit,
+                  "Submit a long recording (a prompt's pass, a training step) to the GPU after "
+                  "every N dispatches, so that the GPU starts while the host records the rest (0: "
+                  "one submit per pass); several, comma-separated, measure ppN, tgN, --score and "
+                  "--train once for each (a row not at 0 is named so; --profile, --products and "
+                  "--batch-decode take the first)")
+      ->delimiter(',')
+      ->check(whole_number(0, 1000000))
       ->capture_default_str();
   sub->add_option("-p,--prompt-tokens", command->prompt_lengths,
                   "ppN: prompt lengths, comma-separated, e.g. 128,512 (0 skips; a length past the "

@@ -242,6 +242,14 @@ class Context {
   // Submits everything recorded and waits for the GPU to finish it.
   void finish();
 
+  // How a long recording reaches the GPU: with n > 0, what a scope has recorded is submitted after
+  // every n dispatches instead of only when the outermost scope closes, so that the GPU starts on
+  // the first part of a pass (a prompt's, a training step's) while the host records the rest.
+  // Each submit costs the host and the GPU a little, and a decode step of more than n dispatches
+  // would take two. 0, the default, keeps one submit per scope. Results are the same either way.
+  void set_dispatches_per_submit(size_t n);
+  size_t dispatches_per_submit() const;
+
   // Kernel timing, to find where a pass's GPU time goes (`wgpt bench --profile`). Where the
   // adapter has timestamp queries (Limits::timestamp_query), every dispatch while timing is on
   // gets a compute pass of its own whose start and end the GPU stamps; scopes and submits go on

@@ -39,11 +39,13 @@ size_t range_bytes(const BufferRange& range) {
   return range.size ? range.size : total - std::min(range.offset, total);
 }
 
-std::string join(const std::vector<std::string>& names) {
+// The kernels' names, each once, quoted: "'a', 'b'".
+std::string join(const std::vector<const Pipeline*>& kernels) {
   std::string text;
-  for (const auto& name : names) {
-    if (text.find("'" + name + "'") != std::string::npos) continue;
-    text += (text.empty() ? "'" : ", '") + name + "'";
+  for (const Pipeline* kernel : kernels) {
+    const std::string quoted = "'" + kernel->name + "'";
+    if (text.find(quoted) != std::string::npos) continue;
+    text += (text.empty() ? "" : ", ") + quoted;
   }
   return text;
 }
@@ -81,21 +83,19 @@ void Context::Impl::refuse_in_capture(std::string_view what) const {
   }
 }
 
-void Context::Impl::raise_errors(const std::string& context) {
+void Context::Impl::raise_errors(const std::function<std::string()>& describe) {
   std::vector<std::string> messages = errors->take();
   if (errors->lost()) throw Error("the GPU device was lost: " + errors->lost_message());
   if (messages.empty()) return;
-  std::string text = "WebGPU error " + context + ": " + messages.front();
+  std::string text = "WebGPU error " + describe() + ": " + messages.front();
   if (messages.size() > 1) text += " (and " + std::to_string(messages.size() - 1) + " more)";
   throw Error(text);
 }
 
 const Pipeline& Context::Impl::pipeline(std::string_view name) {
-  if (auto found = pipelines.find(std::string(name)); found != pipelines.end()) {
-    return found->second;
-  }
+  if (auto found = pipelines.find(name); found != pipelines.end()) return found->second;
   std::string source;
-  if (auto added = added_kernels.find(std::string(name)); added != added_kernels.end()) {
+  if (auto added = added_kernels.find(name); added != added_kernels.end()) {
     source = added->second;
   } else {
     const auto& embedded = embedded_kernels();
@@ -106,6 +106,7 @@ const Pipeline& Context::Impl::pipeline(std::string_view name) {
   }
   source = specialize_kernel(name, source, handles.limits);
   Pipeline entry;
+  entry.name = name;
   entry.bindings = parse_kernel_layout(name, source);
   std::string error = api::create_compute_pipeline(handles, source, &entry.pipeline);
   if (!error.empty() || !entry.pipeline) {
@@ -123,14 +124,14 @@ WGPUBuffer Context::Impl::create_buffer(size_t size, api::BufferUsageFlags usage
   WGPUBuffer buffer = wgpuDeviceCreateBuffer(handles.device, &descriptor);
   ++stats.buffers_created;
   stats.bytes_allocated += size;
-  raise_errors("creating a buffer of " + std::to_string(size) + " bytes");
+  raise_errors([&] { return "creating a buffer of " + std::to_string(size) + " bytes"; });
   if (!buffer)
     throw Error("WebGPU: could not create a buffer of " + std::to_string(size) + " bytes");
   return buffer;
 }
 
 const Context::Impl::Uniform& Context::Impl::uniform_for(std::span<const uint32_t> params) {
-  std::string key(reinterpret_cast<const char*>(params.data()), params.size_bytes());
+  const std::string_view key(reinterpret_cast<const char*>(params.data()), params.size_bytes());
   if (auto found = uniforms.find(key); found != uniforms.end()) return found->second;
   if (uniforms.size() >= kUniformCacheCapacity) {
     // Commands already recorded keep their own references to these buffers.
@@ -143,19 +144,21 @@ const Context::Impl::Uniform& Context::Impl::uniform_for(std::span<const uint32_
   std::vector<uint32_t> padded(size / 4, 0);
   std::copy(params.begin(), params.end(), padded.begin());
   wgpuQueueWriteBuffer(handles.queue, buffer, 0, padded.data(), size);
-  return uniforms.emplace(std::move(key), Uniform{buffer, size}).first->second;
+  return uniforms.emplace(std::string(key), Uniform{buffer, size}).first->second;
 }
 
 WGPUBindGroup Context::Impl::bind_group_for(WGPUBindGroupLayout layout,
                                             const std::vector<WGPUBindGroupEntry>& entries) {
-  std::string key(reinterpret_cast<const char*>(&layout), sizeof layout);
+  // The key: the layout, then each entry's binding, buffer, offset and size.
+  std::vector<uint64_t>& key = bind_group_key;
+  key.assign(1, reinterpret_cast<uint64_t>(layout));
   for (const WGPUBindGroupEntry& entry : entries) {
-    for (uint64_t part : {uint64_t{entry.binding}, reinterpret_cast<uint64_t>(entry.buffer),
-                          entry.offset, entry.size}) {
-      key.append(reinterpret_cast<const char*>(&part), sizeof part);
-    }
+    key.insert(key.end(), {uint64_t{entry.binding}, reinterpret_cast<uint64_t>(entry.buffer),
+                           entry.offset, entry.size});
   }
-  if (auto found = bind_groups.find(key); found != bind_groups.end()) {
+  const std::string_view key_bytes(reinterpret_cast<const char*>(key.data()),
+                                   key.size() * sizeof(uint64_t));
+  if (auto found = bind_groups.find(key_bytes); found != bind_groups.end()) {
     api::retain(found->second);
     return found->second;
   }
@@ -171,7 +174,7 @@ WGPUBindGroup Context::Impl::bind_group_for(WGPUBindGroupLayout layout,
   WGPUBindGroup group = wgpuDeviceCreateBindGroup(handles.device, &descriptor);
   ++stats.bind_groups_created;
   api::retain(group);  // the cache's reference
-  bind_groups.emplace(std::move(key), group);
+  bind_groups.emplace(std::string(key_bytes), group);
   return group;
 }
 
@@ -201,10 +204,15 @@ void Context::Impl::submit() {
   wgpuQueueSubmit(handles.queue, 1, &commands);
   wgpuCommandBufferRelease(commands);
   ++stats.submits;
+  unsubmitted_dispatches = 0;
   recorded_buffers.clear();
   ++recording;
-  const std::string kernels = join(std::exchange(recorded_kernels, {}));
-  raise_errors(kernels.empty() ? "in a submit" : "in a submit of kernel(s) " + kernels);
+  std::vector<const Pipeline*> kernels;
+  kernels.swap(recorded_kernels);
+  raise_errors([&] {
+    return kernels.empty() ? std::string("in a submit")
+                           : "in a submit of kernel(s) " + join(kernels);
+  });
 }
 
 // ---- Buffer -----------------------------------------------------------------------------------
@@ -356,15 +364,15 @@ void Context::Impl::queue_write(WGPUBuffer buffer, size_t buffer_size, size_t of
 
 void Context::add_kernel(std::string_view name, std::string source) {
   const auto& embedded = embedded_kernels();
-  const bool taken = impl_->added_kernels.count(std::string(name)) ||
+  const bool taken = impl_->added_kernels.contains(name) ||
                      std::any_of(embedded.begin(), embedded.end(),
                                  [&](const KernelSource& k) { return k.name == name; });
   if (taken) throw Error("a kernel named '" + std::string(name) + "' already exists");
-  impl_->added_kernels.emplace(std::string(name), std::move(source));
+  impl_->added_kernels.emplace(name, std::move(source));
 }
 
 void Context::replace_kernel(std::string_view name, std::string source) {
-  if (impl_->pipelines.count(std::string(name))) {
+  if (impl_->pipelines.contains(name)) {
     throw Error("kernel '" + std::string(name) +
                 "' is compiled already: replace it before its use");
   }
@@ -416,26 +424,28 @@ std::shared_ptr<PreparedState> Context::Impl::bind(std::string_view name,
                                                    const std::vector<BufferRange>& buffers,
                                                    Workgroups workgroups) {
   const Pipeline& entry = pipeline(name);
-  const std::string kernel = "kernel '" + std::string(name) + "'";
+  // Built only for an error message: a dispatch that passes its checks allocates no text.
+  auto kernel = [&] { return "kernel '" + std::string(name) + "'"; };
   if (entry.bindings.has_params != !params.empty()) {
-    throw Error(kernel +
+    throw Error(kernel() +
                 (entry.bindings.has_params ? " needs parameters" : " takes no parameters"));
   }
   if (buffers.size() != entry.bindings.storage_buffers) {
-    throw Error(kernel + " takes " + std::to_string(entry.bindings.storage_buffers) +
+    throw Error(kernel() + " takes " + std::to_string(entry.bindings.storage_buffers) +
                 " storage buffer(s), " + std::to_string(buffers.size()) + " given");
   }
   const Limits& limits = handles.limits;
   const uint32_t max_groups = limits.max_workgroups_per_dimension;
   if (workgroups.x > max_groups || workgroups.y > max_groups || workgroups.z > max_groups) {
-    throw Error(kernel + ": workgroup count exceeds the device's limit of " +
+    throw Error(kernel() + ": workgroup count exceeds the device's limit of " +
                 std::to_string(max_groups) + " per dimension");
   }
   auto state = std::make_shared<PreparedState>();
   state->pipeline = &entry;
   state->workgroups = workgroups;
-  state->name = name;
+  state->buffers.reserve(buffers.size());
   std::vector<WGPUBindGroupEntry> entries;
+  entries.reserve(buffers.size() + 1);
   if (!params.empty()) {
     WGPUBindGroupEntry uniform{};
     uniform.binding = 0;
@@ -446,22 +456,22 @@ std::shared_ptr<PreparedState> Context::Impl::bind(std::string_view name,
   }
   for (size_t i = 0; i < buffers.size(); ++i) {
     const BufferRange& range = buffers[i];
-    const std::string which = kernel + ", binding " + std::to_string(i + 1);
-    if (!range.buffer || !range.buffer->valid()) throw Error(which + ": no buffer");
+    auto which = [&] { return kernel() + ", binding " + std::to_string(i + 1); };
+    if (!range.buffer || !range.buffer->valid()) throw Error(which() + ": no buffer");
     const size_t total = range.buffer->size();
     const size_t size = range_bytes(range);
     if (range.offset >= total || range.offset + size > total) {
-      throw Error(which + ": range [" + std::to_string(range.offset) + ", " +
+      throw Error(which() + ": range [" + std::to_string(range.offset) + ", " +
                   std::to_string(range.offset + size) + ") is outside the buffer of " +
                   std::to_string(total) + " bytes");
     }
     if (range.offset % limits.min_storage_buffer_offset_alignment != 0 || size % 4 != 0) {
-      throw Error(which + ": offset " + std::to_string(range.offset) + " is not a multiple of " +
+      throw Error(which() + ": offset " + std::to_string(range.offset) + " is not a multiple of " +
                   std::to_string(limits.min_storage_buffer_offset_alignment) +
                   " or size is not a multiple of 4");
     }
     if (size > limits.max_storage_buffer_binding_size) {
-      throw Error(which + ": " + std::to_string(size) +
+      throw Error(which() + ": " + std::to_string(size) +
                   " bytes exceed the device's binding limit of " +
                   std::to_string(limits.max_storage_buffer_binding_size));
     }
@@ -484,10 +494,14 @@ void Context::Impl::record(const PreparedState& prepared) {
   wgpuComputePassEncoderSetBindGroup(encoder_pass, 0, prepared.group, 0, nullptr);
   api::dispatch_workgroups(encoder_pass, prepared.workgroups.x, prepared.workgroups.y,
                            prepared.workgroups.z);
-  recorded_kernels.push_back(prepared.name);
+  recorded_kernels.push_back(prepared.pipeline);
   note_recorded(prepared);
   ++stats.dispatches;
-  if (scope_depth == 0) submit();
+  ++unsubmitted_dispatches;
+  if (scope_depth == 0 ||
+      (dispatches_per_submit > 0 && unsubmitted_dispatches >= dispatches_per_submit)) {
+    submit();
+  }
 }
 
 void Context::Impl::note_recorded(const PreparedState& prepared) {
@@ -665,10 +679,13 @@ void Context::Impl::submit_and_wait() {
   std::string error;
   api::wait(handles, api::queue_done_async(handles, [&](std::string e) { error = e; }));
   if (!error.empty()) throw Error(error);
-  raise_errors("while finishing");
+  raise_errors([] { return std::string("while finishing"); });
 #endif
 }
 
 void Context::poll() { api::process_events(impl_->handles); }
+
+void Context::set_dispatches_per_submit(size_t n) { impl_->dispatches_per_submit = n; }
+size_t Context::dispatches_per_submit() const { return impl_->dispatches_per_submit; }
 
 }  // namespace wgpt::gpu

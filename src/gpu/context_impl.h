@@ -2,10 +2,12 @@
 // The state behind gpu::Context: device handles, caches, pools and the open recording.
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -18,6 +20,7 @@
 namespace wgpt::gpu {
 
 struct Pipeline {
+  std::string name;  // the kernel's
   WGPUComputePipeline pipeline = nullptr;
   WGPUBindGroupLayout layout = nullptr;
   KernelLayout bindings;
@@ -27,10 +30,18 @@ struct PreparedState {
   const Pipeline* pipeline = nullptr;  // owned by the context's pipeline cache
   WGPUBindGroup group = nullptr;
   Workgroups workgroups;
-  std::string name;
   std::vector<Buffer> buffers;  // kept alive, and out of the pool, while the state lives
   ~PreparedState();
 };
+
+// Lookups by a string_view (a kernel's name, a key's bytes) without building a std::string: every
+// dispatch looks up its pipeline, uniform block and bind group.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+};
+template <class Value>
+using StringMap = std::unordered_map<std::string, Value, StringHash, std::equal_to<>>;
 
 struct Context::Impl {
   api::DeviceHandles handles;
@@ -39,8 +50,8 @@ struct Context::Impl {
   Stats stats;
   std::optional<bool> subgroups_consecutive;  // once Context::subgroups_consecutive has probed
 
-  std::unordered_map<std::string, std::string> added_kernels;
-  std::unordered_map<std::string, Pipeline> pipelines;
+  StringMap<std::string> added_kernels;
+  StringMap<Pipeline> pipelines;  // never erased: prepared dispatches point into it
   std::shared_ptr<BufferPool> storage_pool = std::make_shared<BufferPool>();
   std::shared_ptr<BufferPool> staging_pool = std::make_shared<BufferPool>();
   // Uniform blocks keyed by their bytes: the same parameters reuse one buffer.
@@ -48,18 +59,22 @@ struct Context::Impl {
     WGPUBuffer buffer;
     size_t size;
   };
-  std::unordered_map<std::string, Uniform> uniforms;
+  StringMap<Uniform> uniforms;
   // Bind groups keyed by their layout and entries (buffer handles, offsets, sizes). Storage
   // buffers live as long as the context (the pool keeps them), so a handle names one buffer for
   // good, and the pool hands the same buffers to a pass that repeats (BufferPool::take).
-  std::unordered_map<std::string, WGPUBindGroup> bind_groups;
+  StringMap<WGPUBindGroup> bind_groups;
+  // bind_group_for's key, kept between calls so that a lookup allocates nothing.
+  std::vector<uint64_t> bind_group_key;
 
   // The open recording: one encoder and one compute pass until the outermost scope closes.
   int scope_depth = 0;
   std::chrono::steady_clock::time_point scope_opened;  // of the outermost scope
   WGPUCommandEncoder encoder = nullptr;
   WGPUComputePassEncoder pass = nullptr;
-  std::vector<std::string> recorded_kernels;  // since the last submit, for error messages
+  size_t dispatches_per_submit = 0;               // Context::set_dispatches_per_submit
+  size_t unsubmitted_dispatches = 0;              // recorded since the last submit
+  std::vector<const Pipeline*> recorded_kernels;  // since the last submit, for error messages
   // The device buffers the recorded commands bind or copy: a queue write to one of them must
   // submit the commands first (Context::write). `recording` counts submits from 1; a slot that
   // bound its buffer in the open recording says so in BufferSlot::recorded_in.
@@ -94,7 +109,9 @@ struct Context::Impl {
   // Ends the pass, finishes and submits everything recorded (plus whatever was added to the
   // encoder after the pass), then reports WebGPU errors as a wgpt::Error naming the kernels.
   void submit();
-  void raise_errors(const std::string& context);
+  // Throws the WebGPU errors reported since the last call, if any, as one wgpt::Error that says
+  // where they arose: describe() (called only when there is an error), e.g. "in a submit".
+  void raise_errors(const std::function<std::string()>& describe);
   // Checks a dispatch against its kernel and the device limits and builds its bind group.
   std::shared_ptr<PreparedState> bind(std::string_view name, std::span<const uint32_t> params,
                                       const std::vector<BufferRange>& buffers,

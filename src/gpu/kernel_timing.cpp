@@ -16,7 +16,7 @@ constexpr uint32_t kTimedDispatches = 2048;
 }  // namespace
 
 void Context::Impl::record_timed(const PreparedState& prepared) {
-  recorded_kernels.push_back(prepared.name);
+  recorded_kernels.push_back(prepared.pipeline);
   note_recorded(prepared);
   ++stats.dispatches;
   if (!handles.limits.timestamp_query) {
@@ -25,7 +25,7 @@ void Context::Impl::record_timed(const PreparedState& prepared) {
     wgpuComputePassEncoderSetBindGroup(encoder_pass, 0, prepared.group, 0, nullptr);
     api::dispatch_workgroups(encoder_pass, prepared.workgroups.x, prepared.workgroups.y,
                              prepared.workgroups.z);
-    return time_dispatch(prepared.name);
+    return time_dispatch(prepared.pipeline->name);
   }
   if (!timestamps.queries) {
     timestamps.queries = api::create_timestamp_queries(handles, 2 * kTimedDispatches);
@@ -34,7 +34,7 @@ void Context::Impl::record_timed(const PreparedState& prepared) {
     slot->handle =
         create_buffer(slot->size, WGPUBufferUsage_QueryResolve | WGPUBufferUsage_CopySrc);
     timestamps.resolved = Buffer(std::move(slot));
-    raise_errors("creating timestamp queries");
+    raise_errors([] { return std::string("creating timestamp queries"); });
   }
   if (timestamps.kernels.size() == kTimedDispatches) collect_timestamps();
   close_pass();
@@ -46,7 +46,7 @@ void Context::Impl::record_timed(const PreparedState& prepared) {
                            prepared.workgroups.z);
   wgpuComputePassEncoderEnd(timed);
   wgpuComputePassEncoderRelease(timed);
-  timestamps.kernels.push_back(prepared.name);
+  timestamps.kernels.push_back(prepared.pipeline->name);
   if (scope_depth == 0) submit();
 }
 

@@ -83,6 +83,37 @@ TEST_F(GpuContextChain, NestedScopesSubmitOnceAndKeepOrder) {
   EXPECT_EQ(to_floats(context->readback(b, 0, 12)), (std::vector<float>{10, 18, 26}));
 }
 
+TEST_F(GpuContextChain, DispatchesPerSubmitSplitAScopeAndKeepOrderWithWrites) {
+  context->set_dispatches_per_submit(2);
+  EXPECT_EQ(context->dispatches_per_submit(), 2u);
+  const Stats before = context->stats();
+  {
+    Scope scope(*context);
+    twice_plus(*context, a, b, 3, 0.0f);  // b = 2a
+    twice_plus(*context, b, c, 3, 1.0f);  // c = 4a + 1; the second dispatch submits both
+    EXPECT_EQ(context->stats().submits - before.submits, 1u);
+    // A queue write lands after what was submitted before it and before what follows.
+    const std::vector<float> ten = {10, 10, 10};
+    context->write(a, 0, std::as_bytes(std::span(ten)));
+    twice_plus(*context, c, b, 3, 0.0f);  // b = 2c, c of the first submit
+    twice_plus(*context, a, c, 3, 0.0f);  // c = 2 · 10
+    twice_plus(*context, c, a, 3, 0.0f);  // a = 4 · 10, submitted when the scope closes
+  }
+  const Stats after = context->stats();
+  EXPECT_EQ(after.submits - before.submits, 3u);
+  EXPECT_EQ(after.dispatches - before.dispatches, 5u);
+  EXPECT_EQ(to_floats(context->readback(b, 0, 12)), (std::vector<float>{10, 18, 26}));
+  EXPECT_EQ(to_floats(context->readback(c, 0, 12)), (std::vector<float>{20, 20, 20}));
+  EXPECT_EQ(to_floats(context->readback(a, 0, 12)), (std::vector<float>{40, 40, 40}));
+  context->set_dispatches_per_submit(0);
+  const Stats unsplit = context->stats();
+  {
+    Scope scope(*context);
+    for (int i = 0; i < 5; ++i) twice_plus(*context, a, b, 3, 0.0f);
+  }
+  EXPECT_EQ(context->stats().submits - unsplit.submits, 1u) << "0: one submit per scope";
+}
+
 TEST(GpuContext, ReadbackInsideAScopeSeesEarlierWrites) {
   auto context = test::gpu_context();
   Buffer a = upload_floats(*context, {1, 2, 3, 4});

@@ -8,6 +8,7 @@
 
 #include "test_support.h"
 #include "wgpt/model.h"
+#include "wgpt/train.h"
 
 namespace wgpt::test {
 namespace {
@@ -59,6 +60,51 @@ TEST(PrefillPlan, TheLastPositionAloneEqualsTheFullPassesLastRow) {
   const std::vector<float> after_full =
       model.forward(std::span(&next, 1), full, {.all_logits = false}).logits.to_floats();
   for (size_t v = 0; v < 50; ++v) EXPECT_NEAR(after_last[v], after_full[v], 1e-4f) << v;
+}
+
+// Submitting a long pass in parts (Context::set_dispatches_per_submit) changes when the GPU starts
+// on it, not what it computes: a prefill's logits and a training step's losses and gradients are
+// bit for bit those of one submit, and the pass takes as many submits as its parts.
+TEST(PrefillPlan, APassSubmittedInPartsComputesTheSame) {
+  auto context = gpu_context();
+  const model::Model model = model::Model::random(heads_of_64(64), 5, context);
+  std::vector<uint32_t> ids(41);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<uint32_t>(i * 13 % 50);
+  train::Batch batch{.sequences = 2, .seq_len = 20};
+  batch.inputs.assign(ids.begin(), ids.begin() + 40);
+  batch.targets.assign(ids.begin() + 1, ids.begin() + 41);
+  struct Run {
+    std::vector<float> logits, losses;
+    std::vector<std::vector<float>> grads;
+    uint64_t prefill_dispatches, prefill_submits;
+  };
+  auto run = [&](size_t per_submit) {
+    context->set_dispatches_per_submit(per_submit);
+    Run r;
+    const gpu::Stats before = context->stats();
+    model::KvCache cache = model.new_cache();
+    const Tensor logits = model.forward(ids, cache, {.all_logits = false}).logits;
+    const gpu::Stats after = context->stats();
+    r.prefill_dispatches = after.dispatches - before.dispatches;
+    r.prefill_submits = after.submits - before.submits;
+    r.logits = logits.to_floats();
+    train::LossAndGrads step = train::loss_and_grads(model, batch);
+    r.losses = step.token_losses.to_floats();
+    for (const Tensor& grad : step.grads) r.grads.push_back(grad.to_floats());
+    return r;
+  };
+  const Run whole = run(0);
+  EXPECT_EQ(whole.prefill_submits, 1u);
+  for (size_t per_submit : {1, 7}) {
+    const Run parts = run(per_submit);
+    EXPECT_EQ(parts.logits, whole.logits) << per_submit;
+    EXPECT_EQ(parts.losses, whole.losses) << per_submit;
+    EXPECT_EQ(parts.grads, whole.grads) << per_submit;
+    EXPECT_EQ(parts.prefill_dispatches, whole.prefill_dispatches);
+    EXPECT_EQ(parts.prefill_submits, (whole.prefill_dispatches + per_submit - 1) / per_submit)
+        << per_submit;
+  }
+  context->set_dispatches_per_submit(0);
 }
 
 }  // namespace
