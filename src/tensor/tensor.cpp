@@ -12,8 +12,11 @@ namespace {
 
 constexpr size_t kElementBytes = 4;  // f32 and u32 alike; packed dtypes: storage_bytes
 
-void require(bool condition, const std::string& message) {
-  if (!condition) throw Error("Tensor: " + message);
+// Throws "Tensor: " + message() unless `condition`. The message is built only for the throw: these
+// checks sit on the path of every dispatch (buffer(), dim()), which must not format text.
+template <class Message>
+void require(bool condition, const Message& message) {
+  if (!condition) throw Error("Tensor: " + std::string(message()));
 }
 
 }  // namespace
@@ -21,8 +24,9 @@ void require(bool condition, const std::string& message) {
 Tensor::Tensor() : shape_{0}, host_f32_(std::make_shared<std::vector<float>>()) {}
 
 Tensor Tensor::from_floats(std::vector<float> values, Shape shape) {
-  require(values.size() == wgpt::numel(shape),
-          std::to_string(values.size()) + " floats do not fill shape " + to_string(shape));
+  require(values.size() == wgpt::numel(shape), [&] {
+    return std::to_string(values.size()) + " floats do not fill shape " + to_string(shape);
+  });
   Tensor t;
   t.shape_ = std::move(shape);
   t.host_f32_ = std::make_shared<std::vector<float>>(std::move(values));
@@ -30,8 +34,9 @@ Tensor Tensor::from_floats(std::vector<float> values, Shape shape) {
 }
 
 Tensor Tensor::from_u32(std::vector<uint32_t> values, Shape shape) {
-  require(values.size() == wgpt::numel(shape),
-          std::to_string(values.size()) + " u32s do not fill shape " + to_string(shape));
+  require(values.size() == wgpt::numel(shape), [&] {
+    return std::to_string(values.size()) + " u32s do not fill shape " + to_string(shape);
+  });
   Tensor t;
   t.shape_ = std::move(shape);
   t.dtype_ = DType::u32;
@@ -42,18 +47,21 @@ Tensor Tensor::from_u32(std::vector<uint32_t> values, Shape shape) {
 
 Tensor Tensor::from_floats(std::vector<float> values, Shape shape, DType dtype) {
   if (dtype == DType::f32) return from_floats(std::move(values), std::move(shape));
-  require(is_packed(dtype), std::string("floats cannot be stored as ") + to_string(dtype));
-  require(values.size() == wgpt::numel(shape),
-          std::to_string(values.size()) + " floats do not fill shape " + to_string(shape));
+  require(is_packed(dtype),
+          [&] { return std::string("floats cannot be stored as ") + to_string(dtype); });
+  require(values.size() == wgpt::numel(shape), [&] {
+    return std::to_string(values.size()) + " floats do not fill shape " + to_string(shape);
+  });
   return from_words(packing::pack(values, dtype), std::move(shape), dtype);
 }
 
 Tensor Tensor::from_words(std::vector<uint32_t> words, Shape shape, DType dtype) {
   require(is_packed(dtype),
-          std::string("from_words needs a packed dtype, not ") + to_string(dtype));
-  require(
-      words.size() * 4 == storage_bytes(dtype, wgpt::numel(shape)),
-      std::to_string(words.size()) + " words do not hold " + to_string(dtype) + to_string(shape));
+          [&] { return std::string("from_words needs a packed dtype, not ") + to_string(dtype); });
+  require(words.size() * 4 == storage_bytes(dtype, wgpt::numel(shape)), [&] {
+    return std::to_string(words.size()) + " words do not hold " + to_string(dtype) +
+           to_string(shape);
+  });
   Tensor t;
   t.shape_ = std::move(shape);
   t.dtype_ = dtype;
@@ -74,7 +82,7 @@ Tensor Tensor::zeros(Shape shape, DType dtype) {
 }
 
 Tensor Tensor::empty_gpu(std::shared_ptr<gpu::Context> context, Shape shape, DType dtype) {
-  require(context != nullptr, "empty_gpu needs a GPU context");
+  require(context != nullptr, [&] { return "empty_gpu needs a GPU context"; });
   Tensor t;
   t.host_f32_.reset();
   t.dtype_ = dtype;
@@ -89,8 +97,9 @@ Tensor Tensor::empty_gpu(std::shared_ptr<gpu::Context> context, Shape shape, DTy
 size_t Tensor::dim(int i) const {
   int rank_i = static_cast<int>(shape_.size());
   int index = i < 0 ? rank_i + i : i;
-  require(index >= 0 && index < rank_i,
-          "dimension " + std::to_string(i) + " out of range for shape " + to_string(shape_));
+  require(index >= 0 && index < rank_i, [&] {
+    return "dimension " + std::to_string(i) + " out of range for shape " + to_string(shape_);
+  });
   return shape_[static_cast<size_t>(index)];
 }
 
@@ -99,14 +108,15 @@ std::string Tensor::describe() const {
 }
 
 Tensor Tensor::view(size_t element_offset, Shape shape) const {
-  require(element_offset + wgpt::numel(shape) <= numel(),
-          "view of " + to_string(shape) + " at element " + std::to_string(element_offset) +
-              " does not fit in " + describe());
+  require(element_offset + wgpt::numel(shape) <= numel(), [&] {
+    return "view of " + to_string(shape) + " at element " + std::to_string(element_offset) +
+           " does not fit in " + describe();
+  });
   const size_t granule = dtype_ == DType::q4 ? kQ4Block : is_packed(dtype_) ? 2 : 1;
-  require((offset_ + element_offset) % granule == 0,
-          std::string("a view of ") + to_string(dtype_) + " must start at a multiple of " +
-              std::to_string(granule) + " elements, not " +
-              std::to_string(offset_ + element_offset));
+  require((offset_ + element_offset) % granule == 0, [&] {
+    return std::string("a view of ") + to_string(dtype_) + " must start at a multiple of " +
+           std::to_string(granule) + " elements, not " + std::to_string(offset_ + element_offset);
+  });
   Tensor t = *this;
   t.offset_ = offset_ + element_offset;
   t.shape_ = std::move(shape);
@@ -114,9 +124,10 @@ Tensor Tensor::view(size_t element_offset, Shape shape) const {
 }
 
 Tensor Tensor::rows(size_t start, size_t count) const {
-  require(rank() >= 1 && start + count <= shape_[0], "rows [" + std::to_string(start) + ", " +
-                                                         std::to_string(start + count) +
-                                                         ") out of range for " + describe());
+  require(rank() >= 1 && start + count <= shape_[0], [&] {
+    return "rows [" + std::to_string(start) + ", " + std::to_string(start + count) +
+           ") out of range for " + describe();
+  });
   Shape shape = shape_;
   shape[0] = count;
   size_t row_elements = wgpt::numel(Shape(shape_.begin() + 1, shape_.end()));
@@ -125,16 +136,17 @@ Tensor Tensor::rows(size_t start, size_t count) const {
 
 Tensor Tensor::reshape(Shape shape) const {
   require(wgpt::numel(shape) == numel(),
-          "cannot reshape " + describe() + " to " + to_string(shape));
+          [&] { return "cannot reshape " + describe() + " to " + to_string(shape); });
   Tensor t = *this;
   t.shape_ = std::move(shape);
   return t;
 }
 
 Tensor Tensor::to_gpu(const std::shared_ptr<gpu::Context>& context) const {
-  require(context != nullptr, "to_gpu needs a GPU context");
+  require(context != nullptr, [&] { return "to_gpu needs a GPU context"; });
   if (is_gpu()) {
-    require(context_ == context, "to_gpu: tensor already lives on another GPU context");
+    require(context_ == context,
+            [&] { return "to_gpu: tensor already lives on another GPU context"; });
     return *this;
   }
   Tensor t;
@@ -215,18 +227,20 @@ std::vector<uint32_t> Tensor::to_u32() const {
 }
 
 std::span<float> Tensor::floats() const {
-  require(!is_gpu() && dtype_ == DType::f32, "floats() needs an f32 CPU tensor, not " + describe());
+  require(!is_gpu() && dtype_ == DType::f32,
+          [&] { return "floats() needs an f32 CPU tensor, not " + describe(); });
   return std::span(*host_f32_).subspan(offset_, numel());
 }
 
 std::span<uint32_t> Tensor::u32s() const {
-  require(!is_gpu() && dtype_ == DType::u32, "u32s() needs a u32 CPU tensor, not " + describe());
+  require(!is_gpu() && dtype_ == DType::u32,
+          [&] { return "u32s() needs a u32 CPU tensor, not " + describe(); });
   return std::span(*host_u32_).subspan(offset_, numel());
 }
 
 std::span<const uint32_t> Tensor::words() const {
   require(!is_gpu() && is_packed(dtype_),
-          "words() needs a packed (f16, bf16, q4) CPU tensor, not " + describe());
+          [&] { return "words() needs a packed (f16, bf16, q4) CPU tensor, not " + describe(); });
   const size_t first = packing::word_of(dtype_, offset_);
   return std::span(*host_u32_).subspan(first, byte_size() / kElementBytes);
 }
@@ -236,7 +250,7 @@ size_t Tensor::byte_offset() const { return storage_bytes(dtype_, offset_); }
 gpu::BufferRange Tensor::range() const { return {buffer(), byte_offset(), byte_size()}; }
 
 const gpu::Buffer& Tensor::buffer() const {
-  require(is_gpu(), "buffer() needs a GPU tensor, not " + describe());
+  require(is_gpu(), [&] { return "buffer() needs a GPU tensor, not " + describe(); });
   return buffer_;
 }
 
@@ -247,12 +261,13 @@ std::shared_ptr<gpu::Context> shared_context(const std::vector<Tensor>& tensors)
   std::shared_ptr<gpu::Context> context;
   for (const Tensor& tensor : tensors) {
     require(tensor.dtype() == DType::f32,
-            "read_floats needs f32 tensors, not " + tensor.describe());
+            [&] { return "read_floats needs f32 tensors, not " + tensor.describe(); });
     if (tensor.is_gpu()) context = tensor.context();
   }
   for (const Tensor& tensor : tensors) {
-    require(tensor.context() == context,
-            "read_floats needs tensors of one device, not " + tensor.describe() + " with others");
+    require(tensor.context() == context, [&] {
+      return "read_floats needs tensors of one device, not " + tensor.describe() + " with others";
+    });
   }
   return context;
 }
