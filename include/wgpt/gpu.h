@@ -157,8 +157,9 @@ class PreparedDispatch {
 };
 
 // RAII recording scope: every dispatch while a scope lives goes into one command encoder and one
-// compute pass, submitted once when the outermost scope closes. Scopes nest. A readback inside a
-// scope submits what was recorded before it (so it sees those writes) and recording goes on.
+// compute pass, submitted once when the outermost scope closes (or in parts of n dispatches:
+// Context::set_dispatches_per_submit). Scopes nest. A readback inside a scope submits what was
+// recorded before it (so it sees those writes) and recording goes on.
 class Scope {
  public:
   explicit Scope(Context& context);

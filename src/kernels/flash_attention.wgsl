@@ -91,6 +91,7 @@ fn fetch_tile(head_keys: u32, k0: u32, keys_end: u32, li: u32) -> Staged {
   return staged;
 }
 
+// Stores them where slot() puts them in the tiles of workgroup memory.
 fn stage(staged: Staged, li: u32) {
   let e1 = li + 256u;
   k_tile[slot(li / HEAD4, li % HEAD4)] = staged.k0;
