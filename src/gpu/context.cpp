@@ -204,7 +204,6 @@ void Context::Impl::submit() {
   wgpuQueueSubmit(handles.queue, 1, &commands);
   wgpuCommandBufferRelease(commands);
   ++stats.submits;
-  unsubmitted_dispatches = 0;
   recorded_buffers.clear();
   ++recording;
   std::vector<const Pipeline*> kernels;
@@ -497,9 +496,8 @@ void Context::Impl::record(const PreparedState& prepared) {
   recorded_kernels.push_back(prepared.pipeline);
   note_recorded(prepared);
   ++stats.dispatches;
-  ++unsubmitted_dispatches;
   if (scope_depth == 0 ||
-      (dispatches_per_submit > 0 && unsubmitted_dispatches >= dispatches_per_submit)) {
+      (dispatches_per_submit > 0 && recorded_kernels.size() >= dispatches_per_submit)) {
     submit();
   }
 }

@@ -73,7 +73,6 @@ struct Context::Impl {
   WGPUCommandEncoder encoder = nullptr;
   WGPUComputePassEncoder pass = nullptr;
   size_t dispatches_per_submit = 0;               // Context::set_dispatches_per_submit
-  size_t unsubmitted_dispatches = 0;              // recorded since the last submit
   std::vector<const Pipeline*> recorded_kernels;  // since the last submit, for error messages
   // The device buffers the recorded commands bind or copy: a queue write to one of them must
   // submit the commands first (Context::write). `recording` counts submits from 1; a slot that
