@@ -21,11 +21,11 @@
 #         train     training 8 × 1024, one submit per step and split every 64 dispatches (issue 14)
 #         medium    gpt2-medium: tg256 in f16 and q4, pp512, training (issues 13 and 14)
 #         large     gpt2-large and gpt2-xl tg256 in f16 (issue 13)
-#         all       every part above, in that order
+#         all       every part above, in that order (given alone)
 # Environment (defaults): PEER (unset: the peer part says so and fails), REPS repetitions per row (5).
 set -u
 if [ $# -lt 2 ] || [ "$1" = "--help" ]; then
-  sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
+  awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"  # the comment above
   exit 2
 fi
 wgpt=$1
@@ -54,7 +54,7 @@ part() {
       fi
       ;;
     peer)
-      if [ -z "${PEER:-}" ] || [ ! -f "$PEER" ]; then
+      if [ ! -f "${PEER:-}" ]; then
         echo "issue_bench: set PEER to the path of torch_baseline.py for the peer part" >&2
         status=1
         return
@@ -100,15 +100,12 @@ part() {
   esac
 }
 
-for name in "$@"; do
-  if [ "$name" = all ]; then
-    for each in info peer decode sampling prompt score train medium large; do
-      printf '\n## %s\n' "$each"
-      part "$each"
-    done
-  else
-    printf '\n## %s\n' "$name"
-    part "$name"
-  fi
+parts=("$@")
+if [ "${parts[*]}" = all ]; then
+  parts=(info peer decode sampling prompt score train medium large)
+fi
+for name in "${parts[@]}"; do
+  printf '\n## %s\n' "$name"
+  part "$name"
 done
 exit $status
