@@ -29,12 +29,13 @@ struct BenchCommand {
   std::vector<size_t> product_workgroups = {0};
   std::vector<std::string> warm_weights = {"auto"};
   std::vector<size_t> steps_in_flight = {model::Decoder::Tuning{}.steps_in_flight};
-  std::vector<size_t> dispatches_per_submit = {0};
+  std::vector<size_t> dispatches_per_submit = {gpu::Context::kDefaultDispatchesPerSubmit};
   std::vector<size_t> prompt_lengths = {512};
   std::vector<size_t> generate_tokens = {128};
   size_t generate_prompt = 16;
   size_t repetitions = 5;
   size_t warmup = 3;
+  float warmup_seconds = 1.0f;
   std::string output = "md";
   std::string precision = "mixed";
   bool profile = false;
@@ -119,17 +120,39 @@ std::vector<model::Decoder::Tuning> tunings(const BenchCommand& command) {
   return all;
 }
 
-// Runs `body` `warmup` times (pipelines, clocks), then `repetitions` times, timing each and
-// counting the last.
+// Untimed repetitions before a measurement: at least `count` (compiling the pipelines), and with
+// count > 0 as many more as start within `seconds` of the first. A GPU's clock governor raises the
+// clocks only after a while of high use: an H100 ran a process's first pp128 passes at 345-465
+// MHz, 3.5 times slower than at its 1980, for as long as 0.2 s (docs/benchmarks.md, 2026-12-06).
+struct WarmUp {
+  size_t count;
+  double seconds;
+};
+
+// Runs `body` untimed as `warm_up` asks, showing progress on `progress`.
 template <class Body>
-Measurement measure(const std::string& test, size_t tokens, size_t warmup, size_t repetitions,
-                    const model::Model& model, Body body) {
-  Measurement m{test, tokens, {}, {}};
-  ProgressLine progress;
-  for (size_t w = 0; w < warmup; ++w) {
-    progress.update(test + ": warm-up " + std::to_string(w + 1) + "/" + std::to_string(warmup));
+void warm_up_with(const WarmUp& warm_up, const std::string& test, ProgressLine& progress,
+                  Body body) {
+  const auto first = std::chrono::steady_clock::now();
+  for (size_t done = 0; done < warm_up.count ||
+                        (warm_up.count > 0 && std::chrono::duration<double>(
+                                                  std::chrono::steady_clock::now() - first)
+                                                      .count() < warm_up.seconds);
+       ++done) {
+    progress.update(test + ": warm-up " + std::to_string(done + 1) +
+                    (done < warm_up.count ? "/" + std::to_string(warm_up.count) : " (clocks)"));
     body();
   }
+}
+
+// Runs `body` untimed as `warm_up` asks, then `repetitions` times, timing each and counting the
+// last.
+template <class Body>
+Measurement measure(const std::string& test, size_t tokens, const WarmUp& warm_up,
+                    size_t repetitions, const model::Model& model, Body body) {
+  Measurement m{test, tokens, {}, {}};
+  ProgressLine progress;
+  warm_up_with(warm_up, test, progress, body);
   for (size_t r = 0; r < repetitions; ++r) {
     const gpu::Stats before = model.on_gpu() ? model.context()->stats() : gpu::Stats{};
     const auto start = std::chrono::steady_clock::now();
@@ -146,14 +169,14 @@ Measurement measure(const std::string& test, size_t tokens, size_t warmup, size_
 
 // `again`: this length was measured before in this process and precision (-p 128,1024,128), which
 // the name says, as the first pass after start-up has measured slower than later ones.
-Measurement prompt_processing(const model::Model& model, size_t tokens, size_t warmup,
+Measurement prompt_processing(const model::Model& model, size_t tokens, const WarmUp& warm_up,
                               size_t repetitions, bool again) {
   const std::vector<uint32_t> ids = bench_ids(tokens, model.config().vocab_size);
   std::vector<double> host_seconds;
   const std::string name = "pp" + std::to_string(tokens) +
                            (model.precision() == ops::Precision::f32 ? " f32" : " mixed") +
                            (again ? " again" : "");
-  Measurement m = measure(name, tokens, warmup, repetitions, model, [&] {
+  Measurement m = measure(name, tokens, warm_up, repetitions, model, [&] {
     const auto start = std::chrono::steady_clock::now();
     model::KvCache cache = model.new_cache();
     const model::ForwardOutput out = model.forward(ids, cache, {.all_logits = false});
@@ -173,9 +196,9 @@ struct Mode {
   model::SamplingOptions options;
 };
 
-Measurement token_generation(const model::Model& model, size_t prompt, size_t tokens, size_t warmup,
-                             size_t repetitions, bool probe, const Mode& mode,
-                             const model::Decoder::Tuning& tuning) {
+Measurement token_generation(const model::Model& model, size_t prompt, size_t tokens,
+                             const WarmUp& warm_up, size_t repetitions, bool probe,
+                             const Mode& mode, const model::Decoder::Tuning& tuning) {
   const std::vector<uint32_t> ids = bench_ids(prompt, model.config().vocab_size);
   model::KvCache cache = model.new_cache();
   std::vector<uint32_t> context;
@@ -201,14 +224,11 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
            : "") +
       (decoder && decoder->warms_weights() ? " warm" : "") +
       (mode.name.empty() ? "" : " " + mode.name);
-  Measurement m{name, tokens, {}, {}};
-  ProgressLine progress;
-  for (size_t r = 0; r < warmup + repetitions; ++r) {
-    if (r < warmup) {
-      progress.update(m.test + ": warm-up " + std::to_string(r + 1) + "/" + std::to_string(warmup));
-    }
+  // One repetition: an untimed prefill, then the decode steps, timed and counted from `before`.
+  gpu::Stats before;
+  auto generate = [&] {
     prefill();
-    const gpu::Stats before = model.on_gpu() ? model.context()->stats() : gpu::Stats{};
+    if (model.on_gpu()) before = model.context()->stats();
     const auto start = std::chrono::steady_clock::now();
     if (decoder && probe) {
       decoder->generate_traced(context, tokens, kProbeTop, {});
@@ -225,12 +245,15 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
         context.push_back(model::choose_token(logits, context, mode.options).token);
       }
     }
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (r < warmup) continue;
-    m.seconds.push_back(seconds);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  Measurement m{name, tokens, {}, {}};
+  ProgressLine progress;
+  warm_up_with(warm_up, m.test, progress, generate);
+  for (size_t r = 0; r < repetitions; ++r) {
+    m.seconds.push_back(generate());
     if (model.on_gpu()) m.counted = difference(model.context()->stats(), before);
-    progress.update(m.test + ": repetition " + std::to_string(r - warmup + 1) + "/" +
+    progress.update(m.test + ": repetition " + std::to_string(r + 1) + "/" +
                     std::to_string(repetitions));
   }
   progress.done();
@@ -239,10 +262,11 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
 
 // Teacher-forced scoring of a text of `tokens` tokens, as `wgpt score` runs it: HF's sliding
 // windows of n_ctx tokens, stride n_ctx / 2, with the top `top` alternatives per token.
-Measurement scoring(const model::Model& model, size_t tokens, size_t top, size_t repetitions) {
+Measurement scoring(const model::Model& model, size_t tokens, size_t top, double warm_up_seconds,
+                    size_t repetitions) {
   const std::vector<uint32_t> ids = bench_ids(tokens, model.config().vocab_size);
-  return measure("score" + std::to_string(tokens) + " top " + std::to_string(top), tokens, 1,
-                 repetitions, model, [&] { model::surprisal(model, ids, {.top_k = top}); });
+  return measure("score" + std::to_string(tokens) + " top " + std::to_string(top), tokens,
+                 WarmUp{.count = 1, .seconds = warm_up_seconds}, repetitions, model, [&] { model::surprisal(model, ids, {.top_k = top}); });
 }
 
 // One header line of the rows' keys, then one line per row (strings quoted, as RFC 4180).
@@ -493,6 +517,20 @@ void run(const BenchCommand& command) {
   if (command.precision != "mixed") precisions.push_back(ops::Precision::f32);
   if (command.precision != "f32") precisions.push_back(ops::Precision::mixed);
   for (const Mode& mode : modes) model::validate(mode.options, model.config());
+  const WarmUp warm_up{command.warmup, command.warmup_seconds};
+  // A GPU that has idled for minutes ran a process's short passes at its lowest clocks for longer
+  // than their warm-up (pp128 on an H100) and raised them within 0.1 s of a long one: the longest
+  // prompt first, untimed.
+  if (model.on_gpu() && longest > 0 && warm_up.count > 0) {
+    const std::vector<uint32_t> ids = bench_ids(longest, model.config().vocab_size);
+    ProgressLine progress;
+    warm_up_with(WarmUp{1, warm_up.seconds}, "pp" + std::to_string(longest) + " for the clocks",
+                 progress, [&] {
+                   model::KvCache cache = model.new_cache();
+                   model.forward(ids, cache, {.all_logits = false}).logits.to_floats();
+                 });
+    progress.done();
+  }
   std::vector<Measurement> results;
   for (size_t per_submit : command.dispatches_per_submit) {
     if (context) context->set_dispatches_per_submit(per_submit);
@@ -503,32 +541,34 @@ void run(const BenchCommand& command) {
       for (size_t tokens : prompts) {
         const bool again = !measured.insert(tokens).second;
         results.push_back(
-            prompt_processing(model, tokens, command.warmup, command.repetitions, again));
-      }
-    }
-    for (size_t tokens : generations) {
-      for (const model::Decoder::Tuning& tuning : tunings(command)) {
-        for (const Mode& mode : modes) {
-          for (bool probe : {false, true}) {
-            if (probe && !command.probe) break;
-            results.push_back(token_generation(model, command.generate_prompt, tokens,
-                                               command.warmup, command.repetitions, probe, mode,
-                                               tuning));
-          }
-        }
+            prompt_processing(model, tokens, warm_up, command.repetitions, again));
       }
     }
     if (command.score_tokens) {
       results.push_back(
-          scoring(model, command.score_tokens, command.score_top, command.repetitions));
+          scoring(model, command.score_tokens, command.score_top, command.warmup_seconds,
+                  command.repetitions));
     }
-    if (per_submit > 0) {
+    if (per_submit != gpu::Context::kDefaultDispatchesPerSubmit) {
       for (size_t i = first; i < results.size(); ++i) {
         results[i].test += " (" + std::to_string(per_submit) + " per submit)";
       }
     }
   }
   if (context) context->set_dispatches_per_submit(command.dispatches_per_submit.front());
+  // A decode step is one submit whatever the setting (gpu::Submits::once): measured once.
+  for (size_t tokens : generations) {
+    for (const model::Decoder::Tuning& tuning : tunings(command)) {
+      for (const Mode& mode : modes) {
+        for (bool probe : {false, true}) {
+          if (probe && !command.probe) break;
+          results.push_back(token_generation(model, command.generate_prompt, tokens,
+                                             warm_up, command.repetitions, probe, mode,
+                                             tuning));
+        }
+      }
+    }
+  }
   if (results.empty() && command.score_tokens == 0 && !command.products && !command.train &&
       command.batch_decode.empty()) {
     throw Error("nothing to measure: every test was skipped or 0 (give -p or -n values that fit)");
@@ -614,11 +654,11 @@ void add_bench_command(CLI::App& app) {
       ->check(whole_number(1, 8))
       ->capture_default_str();
   sub->add_option("--dispatches-per-submit", command->dispatches_per_submit,
-                  "Submit a long recording (a prompt's pass, a training step) to the GPU after "
-                  "every N dispatches, so that the GPU starts while the host records the rest (0: "
-                  "one submit per pass); several, comma-separated, measure ppN, tgN, --score and "
-                  "--train once for each (a row not at 0 is named so; --profile, --products and "
-                  "--batch-decode take the first)")
+                  "Submit a long pass (a prompt's, a scoring window's, a training step) to the GPU "
+                  "after every N dispatches, so that the GPU starts while the host records the rest "
+                  "(0: one submit per pass; a decode step is always one); several, comma-separated, "
+                  "measure ppN, --score and --train once for each (a row not at the default is "
+                  "named so; --profile and --products take the first)")
       ->delimiter(',')
       ->check(whole_number(0, 1000000))
       ->capture_default_str();
@@ -641,8 +681,14 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--warmup", command->warmup,
                   "Untimed repetitions before each ppN and tgN (compiling the pipelines, raising "
-                  "the clocks)")
+                  "the clocks); 0: none, to time a cold start")
       ->check(whole_number(0, 1000000))
+      ->capture_default_str();
+  sub->add_option("--warmup-seconds", command->warmup_seconds,
+                  "After --warmup's repetitions, more untimed ones until this long after the "
+                  "first: a GPU raises its clocks only after a while of steady work (one "
+                  "warm-up before --score)")
+      ->check(real_number(0, 3600, "[]"))
       ->capture_default_str();
   sub->add_option("--precision", command->precision,
                   "The ppN products: mixed (f16 operands, f32 sums on the tensor cores where the "

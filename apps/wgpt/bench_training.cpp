@@ -53,9 +53,9 @@ StepTimes time_steps(const model::Config& config, const std::shared_ptr<gpu::Con
   std::vector<train::Parameter> params = train::parameters(model);
   train::AdamW optimizer(params, {});
   const train::Batch batch = random_batch(options.batch, options.seq_len, config.vocab_size);
-  // Forward, backward and AdamW in one submit; the token losses, not yet read.
+  // Forward, backward and AdamW in one recording; the token losses, not yet read.
   auto step_once = [&] {
-    gpu::Scope scope(*context);
+    gpu::Scope scope(*context, gpu::Submits::in_parts);
     train::LossAndGrads result = train::loss_and_grads(model, batch);
     optimizer.step(params, result.grads, 1e-4f, result.grad_scale);
     return result.token_losses;

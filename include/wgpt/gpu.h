@@ -156,13 +156,24 @@ class PreparedDispatch {
   std::shared_ptr<const PreparedState> state_;
 };
 
+// How a scope's recording reaches the GPU.
+enum class Submits {
+  // One submit when the outermost scope closes: a decode step, short, with the next steps already
+  // queued behind it, where each extra submit is time added to every token.
+  once,
+  // In parts of Context::dispatches_per_submit() dispatches: a long pass (a prompt's, a training
+  // step), where the GPU would otherwise wait for the host to record all of it.
+  in_parts,
+};
+
 // RAII recording scope: every dispatch while a scope lives goes into one command encoder and one
-// compute pass, submitted once when the outermost scope closes (or in parts of n dispatches:
-// Context::set_dispatches_per_submit). Scopes nest. A readback inside a scope submits what was
-// recorded before it (so it sees those writes) and recording goes on.
+// compute pass, submitted as the outermost scope asked: once when it closes, or in parts. Scopes
+// nest; an inner scope's Submits is not heeded (a prompt's pass inside a probed step's scope is
+// part of that one submit). A readback inside a scope submits what was recorded before it (so it
+// sees those writes) and recording goes on.
 class Scope {
  public:
-  explicit Scope(Context& context);
+  explicit Scope(Context& context, Submits submits = Submits::once);
   ~Scope();
   Scope(const Scope&) = delete;
   Scope& operator=(const Scope&) = delete;
@@ -243,11 +254,14 @@ class Context {
   // Submits everything recorded and waits for the GPU to finish it.
   void finish();
 
-  // How a long recording reaches the GPU: with n > 0, what a scope has recorded is submitted after
-  // every n dispatches instead of only when the outermost scope closes, so that the GPU starts on
-  // the first part of a pass (a prompt's, a training step's) while the host records the rest.
-  // Each submit costs the host and the GPU a little, and a decode step of more than n dispatches
-  // would take two. 0, the default, keeps one submit per scope. Results are the same either way.
+  // How a long pass reaches the GPU: in a Submits::in_parts scope, what has been recorded is
+  // submitted after every n dispatches instead of only when the outermost scope closes, so that
+  // the GPU starts on the first part of the pass while the host records the rest. 0 keeps one
+  // submit per scope. Results are the same either way. The default, 16, was the fastest of 0, 16,
+  // 32 and 64 for GPT-2's prompts on an H100 (docs/benchmarks.md, 2026-12-06); one submit left
+  // the GPU idle while the host recorded and made a process's first passes two to three times
+  // slower.
+  static constexpr size_t kDefaultDispatchesPerSubmit = 16;
   void set_dispatches_per_submit(size_t n);
   size_t dispatches_per_submit() const;
 
@@ -273,7 +287,7 @@ class Context {
   friend class Scope;
   friend std::shared_ptr<Context> create_validation_context(const SubgroupMatrix& f16_matrix);
   explicit Context(std::unique_ptr<Impl> impl);
-  void begin_scope();
+  void begin_scope(Submits submits);
   void end_scope();
   std::unique_ptr<Impl> impl_;
 };

@@ -221,11 +221,15 @@ const void* Buffer::id() const { return slot_ ? slot_->handle : nullptr; }
 
 // ---- Scope ------------------------------------------------------------------------------------
 
-Scope::Scope(Context& context) : context_(context) { context_.begin_scope(); }
+Scope::Scope(Context& context, Submits submits) : context_(context) {
+  context_.begin_scope(submits);
+}
 Scope::~Scope() { context_.end_scope(); }
 
-void Context::begin_scope() {
-  if (impl_->scope_depth++ == 0) impl_->scope_opened = std::chrono::steady_clock::now();
+void Context::begin_scope(Submits submits) {
+  if (impl_->scope_depth++ > 0) return;
+  impl_->scope_opened = std::chrono::steady_clock::now();
+  impl_->scope_submits = submits;
 }
 
 void Context::end_scope() {
@@ -496,8 +500,8 @@ void Context::Impl::record(const PreparedState& prepared) {
   recorded_kernels.push_back(prepared.pipeline);
   note_recorded(prepared);
   ++stats.dispatches;
-  if (scope_depth == 0 ||
-      (dispatches_per_submit > 0 && recorded_kernels.size() >= dispatches_per_submit)) {
+  if (scope_depth == 0 || (scope_submits == Submits::in_parts && dispatches_per_submit > 0 &&
+                           recorded_kernels.size() >= dispatches_per_submit)) {
     submit();
   }
 }

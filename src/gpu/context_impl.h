@@ -72,7 +72,8 @@ struct Context::Impl {
   std::chrono::steady_clock::time_point scope_opened;  // of the outermost scope
   WGPUCommandEncoder encoder = nullptr;
   WGPUComputePassEncoder pass = nullptr;
-  size_t dispatches_per_submit = 0;               // Context::set_dispatches_per_submit
+  Submits scope_submits = Submits::once;  // as the outermost scope asked
+  size_t dispatches_per_submit = Context::kDefaultDispatchesPerSubmit;
   std::vector<const Pipeline*> recorded_kernels;  // since the last submit, for error messages
   // The device buffers the recorded commands bind or copy: a queue write to one of them must
   // submit the commands first (Context::write). `recording` counts submits from 1; a slot that

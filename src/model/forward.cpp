@@ -28,9 +28,9 @@ Tensor Model::run_body(std::span<const uint32_t> ids, KvCache& cache, ForwardOut
                 std::to_string(config_.n_ctx));
   }
   check_ids(ids);
-  // One step records into one submit on the GPU.
+  // One recording; a prompt's is submitted in parts, a step's at once.
   std::optional<gpu::Scope> scope;
-  if (context_) scope.emplace(*context_);
+  if (context_) scope.emplace(*context_, t > 1 ? gpu::Submits::in_parts : gpu::Submits::once);
 
   Tensor x = ops::embedding(upload_u32(ids), weights_.token_embedding, weights_.position_embedding,
                             position);
@@ -78,7 +78,7 @@ Tensor Model::packed_body(std::span<const uint32_t> ids, size_t sequences) const
   }
   check_ids(ids);
   std::optional<gpu::Scope> scope;
-  if (context_) scope.emplace(*context_);
+  if (context_) scope.emplace(*context_, gpu::Submits::in_parts);
   std::vector<uint32_t> positions(ids.size());
   for (size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<uint32_t>(i % t);
   Tensor x = ops::embedding(upload_u32(ids), weights_.token_embedding, weights_.position_embedding,
@@ -183,8 +183,10 @@ Tensor Model::head(const Tensor& hidden) const {
 ForwardOutput Model::forward(std::span<const uint32_t> ids, KvCache& cache,
                              const ForwardOptions& options) const {
   ForwardOutput output;
-  std::optional<gpu::Scope> scope;  // body and head in one submit
-  if (context_) scope.emplace(*context_);
+  std::optional<gpu::Scope> scope;  // body and head in one recording
+  if (context_) {
+    scope.emplace(*context_, ids.size() > 1 ? gpu::Submits::in_parts : gpu::Submits::once);
+  }
   Tensor hidden = run_body(ids, cache, &output, options);
   output.logits = head(options.all_logits ? hidden : hidden.rows(hidden.dim(0) - 1, 1));
   return output;

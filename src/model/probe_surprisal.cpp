@@ -179,7 +179,7 @@ std::span<const uint32_t> words(const std::vector<std::byte>& bytes) {
 void record_pass(const Model& model, std::span<const uint32_t> ids,
                  const std::shared_ptr<Scoring>& state, const Pass& pass) {
   gpu::Context& context = *model.context();
-  gpu::Scope scope(context);  // the pass and its readback: one submit
+  gpu::Scope scope(context, gpu::Submits::in_parts);  // the pass and its readback: one recording
   const std::span<const Window> windows(state->windows.data() + pass.first, pass.count);
   // The callback holds the scores: their buffers stay out of the pool until they are read.
   auto scores =

@@ -28,7 +28,9 @@ Tensor AdamW::step(std::vector<Parameter>& params, const std::vector<Tensor>& gr
                 std::to_string(m_.size()));
   }
   std::optional<gpu::Scope> scope;
-  if (params.front().value.is_gpu()) scope.emplace(*params.front().value.context());
+  if (params.front().value.is_gpu()) {
+    scope.emplace(*params.front().value.context(), gpu::Submits::in_parts);
+  }
   Tensor sum_of_squares = ops::sum_of_squares(grads);
   ++steps_;
   for (size_t i = 0; i < params.size(); ++i) {

@@ -107,8 +107,8 @@ Recorded record_forward(Tape& tape, const model::Model& model, const Batch& batc
 }  // namespace
 
 LossAndGrads loss_and_grads(const model::Model& model, const Batch& batch, const Dropout& dropout) {
-  std::optional<gpu::Scope> scope;  // the whole step in one submit
-  if (model.on_gpu()) scope.emplace(*model.context());
+  std::optional<gpu::Scope> scope;  // the whole step in one recording
+  if (model.on_gpu()) scope.emplace(*model.context(), gpu::Submits::in_parts);
   Tape tape;
   Recorded recorded = record_forward(tape, model, batch, dropout);
   // The mean over positions: each position's loss weighs 1 / rows. Mixed precision scales the
@@ -129,7 +129,7 @@ LossAndGrads loss_and_grads(const model::Model& model, const Batch& batch, const
 
 Tensor token_losses(const model::Model& model, const Batch& batch) {
   std::optional<gpu::Scope> scope;
-  if (model.on_gpu()) scope.emplace(*model.context());
+  if (model.on_gpu()) scope.emplace(*model.context(), gpu::Submits::in_parts);
   Tape tape;
   return record_forward(tape, model, batch, {}).losses.value;
 }

@@ -81,8 +81,8 @@ class Loop {
     while (state_.step < o_.steps) {
       const float lr = schedule.at(state_.step);
       const Batch batch = sampler_.next(data_.train, o_.batch, o_.seq_len);
-      std::optional<gpu::Scope> scope;  // the step's forward, backward and update: one submit
-      if (model_.on_gpu()) scope.emplace(*model_.context());
+      std::optional<gpu::Scope> scope;  // the step's forward, backward and update: one recording
+      if (model_.on_gpu()) scope.emplace(*model_.context(), gpu::Submits::in_parts);
       const LossAndGrads step =
           loss_and_grads(model_, batch, {o_.dropout, o_.seed, static_cast<uint64_t>(state_.step)});
       const Tensor sum_of_squares = optimizer_.step(params_, step.grads, lr, step.grad_scale);

@@ -40,6 +40,8 @@ inline void expect_windows_equal_the_cpu_reference(std::shared_ptr<gpu::Context>
   for (size_t i = 0; i < 150; ++i) ids.push_back(static_cast<uint32_t>((i * 17 + 5) % 65));
   const model::Surprisal expected = model::surprisal(reference, ids, {.top_k = 4, .stride = 32});
   std::vector<size_t> progress;
+  // One submit per pass, not in parts: the submits count the passes.
+  if (context) context->set_dispatches_per_submit(0);
   const gpu::Stats before = context ? context->stats() : gpu::Stats{};
   Result<model::Surprisal> scored = surprisal_to_completion(
       model, ids, {.top_k = 4, .stride = 32, .on_window = [&](size_t done, size_t total) {
@@ -49,6 +51,7 @@ inline void expect_windows_equal_the_cpu_reference(std::shared_ptr<gpu::Context>
   ASSERT_TRUE(scored.ok()) << scored.error().what();
   if (context) {
     EXPECT_EQ(context->stats().submits - before.submits, 2u) << "one per pass";
+    context->set_dispatches_per_submit(gpu::Context::kDefaultDispatchesPerSubmit);
   }
   EXPECT_EQ(progress, (std::vector<size_t>{1, 2, 3, 4}));
   const model::Surprisal& actual = scored.value();

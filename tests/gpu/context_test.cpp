@@ -84,11 +84,12 @@ TEST_F(GpuContextChain, NestedScopesSubmitOnceAndKeepOrder) {
 }
 
 TEST_F(GpuContextChain, DispatchesPerSubmitSplitAScopeAndKeepOrderWithWrites) {
+  EXPECT_EQ(context->dispatches_per_submit(), Context::kDefaultDispatchesPerSubmit);
   context->set_dispatches_per_submit(2);
   EXPECT_EQ(context->dispatches_per_submit(), 2u);
   const Stats before = context->stats();
   {
-    Scope scope(*context);
+    Scope scope(*context, Submits::in_parts);
     twice_plus(*context, a, b, 3, 0.0f);  // b = 2a
     twice_plus(*context, b, c, 3, 1.0f);  // c = 4a + 1; the second dispatch submits both
     EXPECT_EQ(context->stats().submits - before.submits, 1u);
@@ -105,13 +106,33 @@ TEST_F(GpuContextChain, DispatchesPerSubmitSplitAScopeAndKeepOrderWithWrites) {
   EXPECT_EQ(to_floats(context->readback(b, 0, 12)), (std::vector<float>{10, 18, 26}));
   EXPECT_EQ(to_floats(context->readback(c, 0, 12)), (std::vector<float>{20, 20, 20}));
   EXPECT_EQ(to_floats(context->readback(a, 0, 12)), (std::vector<float>{40, 40, 40}));
+  const Stats once = context->stats();
+  {
+    Scope scope(*context);  // a decode step's: Submits::once
+    for (int i = 0; i < 5; ++i) twice_plus(*context, a, b, 3, 0.0f);
+  }
+  EXPECT_EQ(context->stats().submits - once.submits, 1u) << "a scope that did not ask is whole";
+  const Stats nested = context->stats();
+  {
+    Scope outer(*context);
+    Scope inner(*context, Submits::in_parts);  // a prompt's pass inside a probed step's scope
+    for (int i = 0; i < 5; ++i) twice_plus(*context, a, b, 3, 0.0f);
+  }
+  EXPECT_EQ(context->stats().submits - nested.submits, 1u) << "the outermost scope decides";
+  {
+    Scope outer(*context, Submits::in_parts);
+    Scope inner(*context);
+    for (int i = 0; i < 5; ++i) twice_plus(*context, a, b, 3, 0.0f);
+  }
+  EXPECT_EQ(context->stats().submits - nested.submits, 4u) << "in parts of 2, 2 and 1";
   context->set_dispatches_per_submit(0);
   const Stats unsplit = context->stats();
   {
-    Scope scope(*context);
+    Scope scope(*context, Submits::in_parts);
     for (int i = 0; i < 5; ++i) twice_plus(*context, a, b, 3, 0.0f);
   }
   EXPECT_EQ(context->stats().submits - unsplit.submits, 1u) << "0: one submit per scope";
+  context->set_dispatches_per_submit(Context::kDefaultDispatchesPerSubmit);
 }
 
 TEST(GpuContext, ReadbackInsideAScopeSeesEarlierWrites) {
