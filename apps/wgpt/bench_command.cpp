@@ -134,11 +134,11 @@ template <class Body>
 void warm_up_with(const WarmUp& warm_up, const std::string& test, ProgressLine& progress,
                   Body body) {
   const auto first = std::chrono::steady_clock::now();
-  for (size_t done = 0; done < warm_up.count ||
-                        (warm_up.count > 0 && std::chrono::duration<double>(
-                                                  std::chrono::steady_clock::now() - first)
-                                                      .count() < warm_up.seconds);
-       ++done) {
+  auto within_seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - first).count() <
+           warm_up.seconds;
+  };
+  for (size_t done = 0; done < warm_up.count || (warm_up.count > 0 && within_seconds()); ++done) {
     progress.update(test + ": warm-up " + std::to_string(done + 1) +
                     (done < warm_up.count ? "/" + std::to_string(warm_up.count) : " (clocks)"));
     body();
@@ -266,7 +266,8 @@ Measurement scoring(const model::Model& model, size_t tokens, size_t top, double
                     size_t repetitions) {
   const std::vector<uint32_t> ids = bench_ids(tokens, model.config().vocab_size);
   return measure("score" + std::to_string(tokens) + " top " + std::to_string(top), tokens,
-                 WarmUp{.count = 1, .seconds = warm_up_seconds}, repetitions, model, [&] { model::surprisal(model, ids, {.top_k = top}); });
+                 WarmUp{.count = 1, .seconds = warm_up_seconds}, repetitions, model,
+                 [&] { model::surprisal(model, ids, {.top_k = top}); });
 }
 
 // One header line of the rows' keys, then one line per row (strings quoted, as RFC 4180).
@@ -540,14 +541,12 @@ void run(const BenchCommand& command) {
       std::set<size_t> measured;
       for (size_t tokens : prompts) {
         const bool again = !measured.insert(tokens).second;
-        results.push_back(
-            prompt_processing(model, tokens, warm_up, command.repetitions, again));
+        results.push_back(prompt_processing(model, tokens, warm_up, command.repetitions, again));
       }
     }
     if (command.score_tokens) {
-      results.push_back(
-          scoring(model, command.score_tokens, command.score_top, command.warmup_seconds,
-                  command.repetitions));
+      results.push_back(scoring(model, command.score_tokens, command.score_top,
+                                command.warmup_seconds, command.repetitions));
     }
     if (per_submit != gpu::Context::kDefaultDispatchesPerSubmit) {
       for (size_t i = first; i < results.size(); ++i) {
@@ -562,9 +561,8 @@ void run(const BenchCommand& command) {
       for (const Mode& mode : modes) {
         for (bool probe : {false, true}) {
           if (probe && !command.probe) break;
-          results.push_back(token_generation(model, command.generate_prompt, tokens,
-                                             warm_up, command.repetitions, probe, mode,
-                                             tuning));
+          results.push_back(token_generation(model, command.generate_prompt, tokens, warm_up,
+                                             command.repetitions, probe, mode, tuning));
         }
       }
     }
@@ -653,12 +651,13 @@ void add_bench_command(CLI::App& app) {
       ->delimiter(',')
       ->check(whole_number(1, 8))
       ->capture_default_str();
-  sub->add_option("--dispatches-per-submit", command->dispatches_per_submit,
-                  "Submit a long pass (a prompt's, a scoring window's, a training step) to the GPU "
-                  "after every N dispatches, so that the GPU starts while the host records the rest "
-                  "(0: one submit per pass; a decode step is always one); several, comma-separated, "
-                  "measure ppN, --score and --train once for each (a row not at the default is "
-                  "named so; --profile and --products take the first)")
+  sub->add_option(
+         "--dispatches-per-submit", command->dispatches_per_submit,
+         "Submit a long pass (a prompt's, a scoring window's, a training step) to the GPU "
+         "after every N dispatches, so that the GPU starts while the host records the rest "
+         "(0: one submit per pass; a decode step is always one); several, comma-separated, "
+         "measure ppN, --score and --train once for each (a row not at the default is "
+         "named so; --profile and --products take the first)")
       ->delimiter(',')
       ->check(whole_number(0, 1000000))
       ->capture_default_str();
