@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -533,9 +534,21 @@ void run(const BenchCommand& command) {
     progress.done();
   }
   std::vector<Measurement> results;
-  for (size_t per_submit : command.dispatches_per_submit) {
-    if (context) context->set_dispatches_per_submit(per_submit);
-    const size_t first = results.size();
+  // Runs `measure_rows` once for each --dispatches-per-submit value, naming the rows of those not
+  // at the default.
+  auto for_each_per_submit = [&](const std::function<void()>& measure_rows) {
+    for (size_t per_submit : command.dispatches_per_submit) {
+      if (context) context->set_dispatches_per_submit(per_submit);
+      const size_t first = results.size();
+      measure_rows();
+      if (per_submit == gpu::Context::kDefaultDispatchesPerSubmit) continue;
+      for (size_t i = first; i < results.size(); ++i) {
+        results[i].test += " (" + std::to_string(per_submit) + " per submit)";
+      }
+    }
+    if (context) context->set_dispatches_per_submit(command.dispatches_per_submit.front());
+  };
+  for_each_per_submit([&] {
     for (ops::Precision precision : precisions) {
       model.set_precision(precision);
       std::set<size_t> measured;
@@ -544,17 +557,7 @@ void run(const BenchCommand& command) {
         results.push_back(prompt_processing(model, tokens, warm_up, command.repetitions, again));
       }
     }
-    if (command.score_tokens) {
-      results.push_back(scoring(model, command.score_tokens, command.score_top,
-                                command.warmup_seconds, command.repetitions));
-    }
-    if (per_submit != gpu::Context::kDefaultDispatchesPerSubmit) {
-      for (size_t i = first; i < results.size(); ++i) {
-        results[i].test += " (" + std::to_string(per_submit) + " per submit)";
-      }
-    }
-  }
-  if (context) context->set_dispatches_per_submit(command.dispatches_per_submit.front());
+  });
   // A decode step is one submit whatever the setting (gpu::Submits::once): measured once.
   for (size_t tokens : generations) {
     for (const model::Decoder::Tuning& tuning : tunings(command)) {
@@ -566,6 +569,12 @@ void run(const BenchCommand& command) {
         }
       }
     }
+  }
+  if (command.score_tokens) {
+    for_each_per_submit([&] {
+      results.push_back(scoring(model, command.score_tokens, command.score_top,
+                                command.warmup_seconds, command.repetitions));
+    });
   }
   if (results.empty() && command.score_tokens == 0 && !command.products && !command.train &&
       command.batch_decode.empty()) {

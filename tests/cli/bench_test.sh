@@ -50,11 +50,12 @@ grep -q "warm-up" "$scratch/err" && fail "--warmup 0 ran a warm-up: $(cat "$scra
   fail "--warm-weights rows: $(cat "$scratch/warm.csv")"
 expect_usage_error "bad --warm-weights" "warm-weights" "$wgpt" bench -m "$char" -n 3 --warm-weights maybe
 
-# --dispatches-per-submit: the ppN, tgN and scoring rows once for each value, those not at 0 named.
-"$wgpt" bench -m "$char" -p 8 -n 3 --gen-prompt 4 -r 1 --score 40 --dispatches-per-submit 0,5 -o csv \
+# --dispatches-per-submit: the ppN and scoring rows once for each value, those not at the default
+# (16) named; a decode step is one submit whatever the value, so tgN is measured once.
+"$wgpt" bench -m "$char" -p 8 -n 3 --gen-prompt 4 -r 1 --score 40 --dispatches-per-submit 0,5,16 -o csv \
   >"$scratch/submit.csv" 2>"$scratch/err" || fail "bench --dispatches-per-submit failed: $(cat "$scratch/err")"
 [ "$(grep -oE '"(pp|tg|score)[0-9]+[^"]*"' "$scratch/submit.csv" | paste -sd' ')" = \
-  '"pp8 mixed" "tg3" "score40 top 5" "pp8 mixed (5 per submit)" "tg3 (5 per submit)" "score40 top 5 (5 per submit)"' ] ||
+  '"pp8 mixed (0 per submit)" "pp8 mixed (5 per submit)" "pp8 mixed" "tg3" "score40 top 5 (0 per submit)" "score40 top 5 (5 per submit)" "score40 top 5"' ] ||
   fail "--dispatches-per-submit rows: $(cat "$scratch/submit.csv")"
 expect_usage_error "bad --dispatches-per-submit" "dispatches-per-submit" "$wgpt" bench -m "$char" -n 3 \
   --dispatches-per-submit -1
