@@ -14,11 +14,12 @@
 #                   with the attention probe on (issue 13)
 #         sampling  tg256 greedy beside top-k 40, top-p 0.95, temperature 1, each alone and with a
 #                   repetition penalty (issue 12)
-#         prompt    pp128 and pp1024, one submit per pass and split every 16, 32 and 64
-#                   dispatches; then every product and the prompt's attention at pp1024 (issue 14)
-#         score     scoring 16,384 tokens with the top 5 alternatives, one submit per pass and split
-#                   every 32 dispatches (issue 12)
-#         train     training 8 × 1024, one submit per step and split every 64 dispatches (issue 14)
+#         prompt    pp128 and pp1024, one submit per pass and split every 16 (the default), 32 and
+#                   64 dispatches; then every product and the prompt's attention at pp1024 (issue 14)
+#         score     scoring 16,384 tokens with the top 5 alternatives, split every 16 dispatches
+#                   (the default) and one submit per pass (issue 12)
+#         train     training 8 × 1024, split every 16 dispatches (the default) and one submit per
+#                   step (issue 14)
 #         medium    gpt2-medium: tg256 in f16 and q4, pp512, training (issues 13 and 14)
 #         large     gpt2-large and gpt2-xl tg256 in f16 (issue 13)
 #         all       every part above, in that order (given alone)
@@ -78,10 +79,10 @@ part() {
       bench --config gpt2 -p 1024 -n 0 -r 3 --products
       ;;
     score)
-      bench --config gpt2 -p 0 -n 0 -r "$reps" --score 16384 --dispatches-per-submit 0,32
+      bench --config gpt2 -p 0 -n 0 -r "$reps" --score 16384 --dispatches-per-submit 16,0
       ;;
     train)
-      bench --config gpt2 -p 0 -n 0 --train --train-steps 3 --dispatches-per-submit 0,64
+      bench --config gpt2 -p 0 -n 0 --train --train-steps 3 --dispatches-per-submit 16,0
       ;;
     medium)
       bench --config gpt2-medium -p 512 -n 256 -r "$reps" --dtype f16
