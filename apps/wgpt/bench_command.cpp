@@ -123,8 +123,9 @@ std::vector<model::Decoder::Tuning> tunings(const BenchCommand& command) {
 
 // Untimed repetitions before a measurement: at least `count` (compiling the pipelines), and with
 // count > 0 as many more as start within `seconds` of the first. A GPU's clock governor raises the
-// clocks only after a while of high use: an H100 ran a process's first pp128 passes at 345-465
-// MHz, 3.5 times slower than at its 1980, for as long as 0.2 s (docs/benchmarks.md, 2026-12-06).
+// clocks only after a while of steady work: an H100 that had idled ran a process's first pp128
+// passes at 450-570 MHz, 3.5 times slower than at its 1980, for 0.8 s (docs/benchmarks.md,
+// 2026-12-06).
 struct WarmUp {
   size_t count;
   double seconds;
@@ -694,8 +695,8 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--warmup-seconds", command->warmup_seconds,
                   "After --warmup's repetitions, more untimed ones until this long after the "
-                  "first: a GPU raises its clocks only after a while of steady work (one "
-                  "warm-up before --score)")
+                  "first: a GPU raises its clocks only after a while of steady work (--score: "
+                  "one repetition, then as many as fit)")
       ->check(real_number(0, 3600, "[]"))
       ->capture_default_str();
   sub->add_option("--precision", command->precision,

@@ -258,9 +258,8 @@ class Context {
   // submitted after every n dispatches instead of only when the outermost scope closes, so that
   // the GPU starts on the first part of the pass while the host records the rest. 0 keeps one
   // submit per scope. Results are the same either way. The default, 16, was the fastest of 0, 16,
-  // 32 and 64 for GPT-2's prompts on an H100 (docs/benchmarks.md, 2026-12-06); one submit left
-  // the GPU idle while the host recorded and made a process's first passes two to three times
-  // slower.
+  // 32 and 64 for GPT-2's prompts on an H100 (docs/benchmarks.md, 2026-12-06): 4-9% less time
+  // than one submit, which leaves the GPU idle while the host records the pass.
   static constexpr size_t kDefaultDispatchesPerSubmit = 16;
   void set_dispatches_per_submit(size_t n);
   size_t dispatches_per_submit() const;
