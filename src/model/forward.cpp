@@ -6,6 +6,15 @@
 #include "wgpt/ops.h"
 
 namespace wgpt::model {
+namespace {
+
+// A prompt's pass is submitted in parts, so that the GPU starts while the host records the rest; a
+// step of one token at once.
+gpu::Submits submits_for(size_t tokens) {
+  return tokens > 1 ? gpu::Submits::in_parts : gpu::Submits::once;
+}
+
+}  // namespace
 
 KvCache Model::new_cache() const {
   KvCache cache;
@@ -28,9 +37,8 @@ Tensor Model::run_body(std::span<const uint32_t> ids, KvCache& cache, ForwardOut
                 std::to_string(config_.n_ctx));
   }
   check_ids(ids);
-  // One recording; a prompt's is submitted in parts, a step's at once.
   std::optional<gpu::Scope> scope;
-  if (context_) scope.emplace(*context_, t > 1 ? gpu::Submits::in_parts : gpu::Submits::once);
+  if (context_) scope.emplace(*context_, submits_for(t));
 
   Tensor x = ops::embedding(upload_u32(ids), weights_.token_embedding, weights_.position_embedding,
                             position);
@@ -184,9 +192,7 @@ ForwardOutput Model::forward(std::span<const uint32_t> ids, KvCache& cache,
                              const ForwardOptions& options) const {
   ForwardOutput output;
   std::optional<gpu::Scope> scope;  // body and head in one recording
-  if (context_) {
-    scope.emplace(*context_, ids.size() > 1 ? gpu::Submits::in_parts : gpu::Submits::once);
-  }
+  if (context_) scope.emplace(*context_, submits_for(ids.size()));
   Tensor hidden = run_body(ids, cache, &output, options);
   output.logits = head(options.all_logits ? hidden : hidden.rows(hidden.dim(0) - 1, 1));
   return output;
