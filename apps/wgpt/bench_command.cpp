@@ -591,8 +591,12 @@ void run(const BenchCommand& command) {
   }
   if (command.profile) {
     profile_prefill(model, longest);
-    for (const Mode& mode : modes) {
-      profile_decode(model, mode, tunings(command).front());
+    // A decode step is profiled only where tgN ran: its table beside no tgN row, after nothing
+    // raised the clocks, read as slow kernels.
+    if (!generations.empty()) {
+      for (const Mode& mode : modes) {
+        profile_decode(model, mode, tunings(command).front());
+      }
     }
   }
   if (command.products) {
@@ -724,11 +728,11 @@ void add_bench_command(CLI::App& app) {
   sub->add_option("--score-top", command->score_top, "Alternatives per token when scoring")
       ->check(whole_number(0, UINT32_MAX))
       ->capture_default_str();
-  sub->add_flag(
-      "--profile", command->profile,
-      "Also show where the GPU time goes, by kernel: of a ppN pass, of a decode step (greedy "
-      "and with each --sampling), with --train of one f32 training step, and with "
-      "--batch-decode of a batched step");
+  sub->add_flag("--profile", command->profile,
+                "Also show where the GPU time goes, by kernel: of a ppN pass, of a decode step "
+                "with tgN (greedy "
+                "and with each --sampling), with --train of one f32 training step, and with "
+                "--batch-decode of a batched step");
   sub->add_flag("--products", command->products,
                 "Also time every matrix product of a ppN pass (and of a training step, with "
                 "--train) and the prompt's attention, in both precisions, as TFLOP/s against the "
