@@ -4,20 +4,8 @@
 //! variants DTYPE f32 f16 bf16 q4
 // Each workgroup (16×16 threads) computes a 64×64 block of C over one k split
 // (lib/gemm_output.wgsl); each thread a 4×4 sub-block held in four vec4 accumulators. k advances
-// in tiles of 16, each staged in workgroup memory as vec4s of 4 rows of A (columns of B) per k,
-// so that a step of k reads one vec4 of each for 16 fmas (a thread's rows share ty, so A's vec4 is
-// a broadcast; B's 16 vec4s are consecutive). Scalar reads, two of them bank-conflicted, had made
-// the kernel wait on workgroup memory three cycles for every one of fmas.
-//
-// The next tile is loaded from global memory into registers before the current one is multiplied,
-// and staged into the other half of a double buffer after it, so that a tile waits at one barrier
-// and its loads' latency hides behind the multiplication: with few workgroups (a short prompt's
-// products) that latency, not arithmetic, is what a tile costs. Loads are scalar, so that every
-// layout and DTYPE of the operands works; consecutive threads walk whichever axis is contiguous
-// in memory (coalesced in every layout). A k row of a tile is padded from 16 to 17 vec4s, so that
-// threads walking k while they stage write distinct banks.
-// Every read of workgroup memory is used before the next barrier (llvmpipe miscompiles a read
-// whose use follows one), and accumulators are indexed by constants only (kept in registers).
+// in tiles of 16 staged in workgroup memory, loaded so that consecutive threads walk whichever
+// axis is contiguous in memory (coalesced in every layout).
 // A triangular product (lib/gemm_triangle.wgsl) walks only the part of its split's k that the
 // block needs. Grid (ceil(n/64), ceil(m/64), batch · nsplit). k_per_split is a multiple of 16.
 //! include "gemm_params.wgsl"
@@ -29,51 +17,11 @@
 
 const TILE: u32 = 64u;
 const TILE_K: u32 = 16u;
+// A's tile rows are padded to 17 floats: at 16, the four rows a thread reads share a bank.
+const A_STRIDE: u32 = 17u;
 
-var<workgroup> a_tile: array<array<array<vec4<f32>, 17>, 16>, 2>;  // [half][kk][row / 4]
-var<workgroup> b_tile: array<array<array<vec4<f32>, 17>, 16>, 2>;  // [half][kk][col / 4]
-
-// This thread's four elements of each 64×16 tile of A and 16×64 tile of B, between their load and
-// their staging; element e is number e · 256 + index of the tile.
-struct Fetched {
-  a: vec4<f32>,
-  b: vec4<f32>,
-}
-
-// (row, kk) of A's tile and (kk, col) of B's tile that element `flat` of the tile stands for.
-fn a_place(flat: u32) -> vec2<u32> {
-  if (p.trans_a != 0u) {
-    return vec2<u32>(flat % TILE, flat / TILE);
-  }
-  return vec2<u32>(flat / TILE_K, flat % TILE_K);
-}
-
-fn b_place(flat: u32) -> vec2<u32> {
-  if (p.trans_b != 0u) {
-    return vec2<u32>(flat % TILE_K, flat / TILE_K);
-  }
-  return vec2<u32>(flat / TILE, flat % TILE);
-}
-
-fn fetch(batch: u32, row0: u32, col0: u32, k0: u32, k_end: u32, index: u32) -> Fetched {
-  var f: Fetched;
-  for (var e = 0u; e < 4u; e++) {
-    let ap = a_place(e * 256u + index);
-    f.a[e] = load_a(batch, row0 + ap.x, k0 + ap.y, k_end);
-    let bp = b_place(e * 256u + index);
-    f.b[e] = load_b(batch, k0 + bp.x, col0 + bp.y, k_end);
-  }
-  return f;
-}
-
-fn stage(f: Fetched, index: u32, half: u32) {
-  for (var e = 0u; e < 4u; e++) {
-    let ap = a_place(e * 256u + index);
-    a_tile[half][ap.y][ap.x / 4u][ap.x % 4u] = f.a[e];
-    let bp = b_place(e * 256u + index);
-    b_tile[half][bp.x][bp.y / 4u][bp.y % 4u] = f.b[e];
-  }
-}
+var<workgroup> a_tile: array<f32, 1088>;  // [TILE rows][A_STRIDE]
+var<workgroup> b_tile: array<f32, 1024>;  // [TILE_K][TILE cols]
 
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
@@ -82,33 +30,40 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   let batch = split.batch;
   let row0 = wid.y * TILE;
   let col0 = wid.x * TILE;
-  var acc: array<vec4<f32>, 4>;  // acc[i]: row ty·4 + i, columns tx·4..tx·4 + 3
+  var acc: array<vec4<f32>, 4>;
   let k_range = triangle_k_range(split.k_begin, split.k_end, row0, col0, TILE);
-  stage(fetch(batch, row0, col0, k_range.x, k_range.y, index), index, 0u);
-  workgroupBarrier();
-  var half = 0u;
   for (var k0 = k_range.x; k0 < k_range.y; k0 += TILE_K) {
-    let next = fetch(batch, row0, col0, k0 + TILE_K, k_range.y, index);  // zeros past the end
-    let a_half = &a_tile[half];
-    let b_half = &b_tile[half];
-    for (var kk = 0u; kk < TILE_K; kk++) {
-      let av = (*a_half)[kk][lid.y];
-      let bv = (*b_half)[kk][lid.x];
-      acc[0] = fma(vec4<f32>(av.x), bv, acc[0]);
-      acc[1] = fma(vec4<f32>(av.y), bv, acc[1]);
-      acc[2] = fma(vec4<f32>(av.z), bv, acc[2]);
-      acc[3] = fma(vec4<f32>(av.w), bv, acc[3]);
+    for (var e = 0u; e < 4u; e++) {
+      let flat = e * 256u + index;
+      // (row, kk) of the A tile and (kk, col) of the B tile this thread stages.
+      var ar = flat / TILE_K;
+      var ak = flat % TILE_K;
+      if (p.trans_a != 0u) {
+        ar = flat % TILE;
+        ak = flat / TILE;
+      }
+      a_tile[ar * A_STRIDE + ak] = load_a(batch, row0 + ar, k0 + ak, k_range.y);
+      var bk = flat / TILE;
+      var bc = flat % TILE;
+      if (p.trans_b != 0u) {
+        bk = flat % TILE_K;
+        bc = flat / TILE_K;
+      }
+      b_tile[bk * TILE + bc] = load_b(batch, k0 + bk, col0 + bc, k_range.y);
     }
-    half = 1u - half;
-    stage(next, index, half);
+    workgroupBarrier();
+    for (var kk = 0u; kk < TILE_K; kk++) {
+      let bv = vec4<f32>(b_tile[kk * TILE + lid.x * 4u], b_tile[kk * TILE + lid.x * 4u + 1u],
+                         b_tile[kk * TILE + lid.x * 4u + 2u], b_tile[kk * TILE + lid.x * 4u + 3u]);
+      for (var i = 0u; i < 4u; i++) {
+        acc[i] = fma(vec4<f32>(a_tile[(lid.y * 4u + i) * A_STRIDE + kk]), bv, acc[i]);
+      }
+    }
     workgroupBarrier();
   }
-  let row = row0 + lid.y * 4u;
-  let col = col0 + lid.x * 4u;
-  for (var j = 0u; j < 4u; j++) {
-    store_sum(split, row, col + j, acc[0][j]);
-    store_sum(split, row + 1u, col + j, acc[1][j]);
-    store_sum(split, row + 2u, col + j, acc[2][j]);
-    store_sum(split, row + 3u, col + j, acc[3][j]);
+  for (var i = 0u; i < 4u; i++) {
+    for (var j = 0u; j < 4u; j++) {
+      store_sum(split, row0 + lid.y * 4u + i, col0 + lid.x * 4u + j, acc[i][j]);
+    }
   }
 }

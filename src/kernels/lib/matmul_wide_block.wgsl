@@ -9,7 +9,7 @@
 // Each workgroup (16×16 threads) computes a 128×128 block; each thread an 8×8 sub-block held in 16
 // vec4 accumulators: rows ty·4..ty·4+3 and 64+ty·4..64+ty·4+3, columns likewise from tx. Per step
 // of k a thread reads two vec4s of A and two of B from workgroup memory and does 64 fmas with them
-// (matmul.wgsl: two vec4 reads for 16 fmas).
+// (matmul.wgsl: 8 scalar reads for 16 fmas).
 //
 // k advances in tiles of 8 staged in workgroup memory as [row / 4][kk] vec4s of 4 rows (columns
 // for B), each group of 4 rows padded from 8 to 9 vec4s (9 KiB a tile). A thread's reads for
