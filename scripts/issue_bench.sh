@@ -20,6 +20,9 @@
 #                   (the default) and one submit per pass (issue 12)
 #         train     training 8 × 1024, split every 16 dispatches (the default) and one submit per
 #                   step (issue 14)
+#         serve     the batched decode step of `wgpt serve --engine batched` at 1, 8, 32 and 64
+#                   sequences against the same sequences one at a time (its products are the 64×64
+#                   kernel's, split 64 deep: a change to that kernel is measured here too)
 #         medium    gpt2-medium: tg256 in f16 and q4, pp512, training (issues 13 and 14)
 #         large     gpt2-large and gpt2-xl tg256 in f16 (issue 13)
 #         all       every part above, in that order (given alone)
@@ -84,6 +87,9 @@ part() {
     train)
       bench --config gpt2 -p 0 -n 0 --train --train-steps 3 --dispatches-per-submit 16,0
       ;;
+    serve)
+      bench --config gpt2 -p 0 -n 0 --batch-decode 1,8,32,64
+      ;;
     medium)
       bench --config gpt2-medium -p 512 -n 256 -r "$reps" --dtype f16
       bench --config gpt2-medium -p 0 -n 256 -r "$reps" --dtype q4
@@ -103,7 +109,7 @@ part() {
 
 parts=("$@")
 if [ "${parts[*]}" = all ]; then
-  parts=(info peer decode sampling prompt score train medium large)
+  parts=(info peer decode sampling prompt score train serve medium large)
 fi
 for name in "${parts[@]}"; do
   printf '\n## %s\n' "$name"
