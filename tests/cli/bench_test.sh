@@ -121,6 +121,14 @@ for kernel in decode_embed decode_qkv decode_attention_chunk decode_attention_ou
     fail "no chain of $kernel in: $(cat "$scratch/profile.md")"
 done
 expect_error "tables in json" "use them with -o md" "$wgpt" bench -m "$char" -p 0 -n 4 -r 1 --profile -o json
+# Without tgN no decode step is profiled (its table, beside no tgN row and at whatever clocks the
+# prompt left, read as slow kernels); the prompt's pass still is.
+"$wgpt" bench -m "$char" -p 8 -n 0 -r 1 --profile >"$scratch/prompt_profile.md" 2>"$scratch/err" ||
+  fail "bench -n 0 --profile failed: $(cat "$scratch/err")"
+grep -qF "GPU time of one pp8 pass" "$scratch/prompt_profile.md" ||
+  fail "no table of the prompt's pass in: $(cat "$scratch/prompt_profile.md")"
+grep -qF "a decode step" "$scratch/prompt_profile.md" &&
+  fail "a decode step profiled without tgN: $(cat "$scratch/prompt_profile.md")"
 
 expect_error "unknown sampling key" "cannot read 'top-q=3'" "$wgpt" bench -m "$char" -p 0 -n 4 -r 1 --sampling top-q=3
 expect_error "bad sampling value" "'x' is not a value for temp" "$wgpt" bench -m "$char" -p 0 -n 4 -r 1 --sampling temp=x
