@@ -26,7 +26,10 @@
 #         medium    gpt2-medium: tg256 in f16 and q4, pp512, training (issues 13 and 14)
 #         large     gpt2-large and gpt2-xl tg256 in f16 (issue 13)
 #         all       every part above, in that order (given alone)
-# Environment (defaults): PEER (unset: the peer part says so and fails), REPS repetitions per row (5).
+# Environment (defaults): PEER (unset: the peer part says so and fails), REPS repetitions per row (5),
+# ALSO (unset): more wgpt binaries, space-separated, each of which runs every `wgpt bench` command
+# right after WGPT's, so that a change is measured beside the binary before it in the same call
+# (the GPU's clocks and the host vary from call to call); each command is echoed with its binary.
 set -u
 if [ $# -lt 2 ] || [ "$1" = "--help" ]; then
   awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"  # the comment above
@@ -44,14 +47,19 @@ run() {
 }
 
 bench() {
-  run "$wgpt" bench "$@"
+  local binary
+  for binary in "$wgpt" ${ALSO:-}; do
+    run "$binary" bench "$@"
+  done
 }
 
 part() {
   case $1 in
     info)
       run date -u '+%Y-%m-%d %H:%M UTC'
-      run "$wgpt" --version
+      for binary in "$wgpt" ${ALSO:-}; do
+        run "$binary" --version
+      done
       run "$wgpt" info
       if command -v nvidia-smi >/dev/null; then
         run nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
