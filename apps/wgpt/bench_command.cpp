@@ -82,6 +82,12 @@ std::vector<uint32_t> bench_ids(size_t count, size_t vocab) {
   return ids;
 }
 
+// A prompt's pass from an empty cache, waited for: its last position's logits read back.
+void prompt_pass(const model::Model& model, const std::vector<uint32_t>& ids) {
+  model::KvCache cache = model.new_cache();
+  model.forward(ids, cache, {.all_logits = false}).logits.to_floats();
+}
+
 uint32_t argmax(const std::vector<float>& logits) {
   return static_cast<uint32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
 }
@@ -436,15 +442,9 @@ void profile_prefill(const model::Model& model, size_t tokens) {
   if (!model.on_gpu() || tokens == 0) return;
   const std::vector<uint32_t> ids = bench_ids(tokens, model.config().vocab_size);
   gpu::Context& context = *model.context();
-  {
-    model::KvCache cache = model.new_cache();
-    model.forward(ids, cache, {.all_logits = false}).logits.to_floats();  // warm: pipelines
-  }
+  prompt_pass(model, ids);  // warm: pipelines
   context.time_kernels(true);
-  {
-    model::KvCache cache = model.new_cache();
-    model.forward(ids, cache, {.all_logits = false}).logits.to_floats();
-  }
+  prompt_pass(model, ids);
   context.time_kernels(false);
   const std::vector<gpu::KernelTiming> rows = context.kernel_timings();
   double total = 0;
@@ -528,10 +528,7 @@ void run(const BenchCommand& command) {
     const std::vector<uint32_t> ids = bench_ids(longest, model.config().vocab_size);
     ProgressLine progress;
     warm_up_with(WarmUp{1, warm_up.seconds}, "pp" + std::to_string(longest) + " for the clocks",
-                 progress, [&] {
-                   model::KvCache cache = model.new_cache();
-                   model.forward(ids, cache, {.all_logits = false}).logits.to_floats();
-                 });
+                 progress, [&] { prompt_pass(model, ids); });
     progress.done();
   }
   std::vector<Measurement> results;
@@ -730,9 +727,8 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--profile", command->profile,
                 "Also show where the GPU time goes, by kernel: of a ppN pass, of a decode step "
-                "with tgN (greedy "
-                "and with each --sampling), with --train of one f32 training step, and with "
-                "--batch-decode of a batched step");
+                "with tgN (greedy and with each --sampling), with --train of one f32 training "
+                "step, and with --batch-decode of a batched step");
   sub->add_flag("--products", command->products,
                 "Also time every matrix product of a ppN pass (and of a training step, with "
                 "--train) and the prompt's attention, in both precisions, as TFLOP/s against the "
