@@ -32,6 +32,19 @@ namespace wgpt {
 enum class DType { f32, u32, f16, bf16, q4 };
 enum class Device { cpu, gpu };
 
+// How a GPU matrix's elements are ordered in its storage. CPU tensors are always row-major.
+// - rows: row-major, as described above.
+// - column_strips: a [k, n] matrix (f32, f16, bf16 or q4; n a multiple of kStripColumns, of
+//   kQ4Block for q4) cut into strips of kStripColumns columns, each strip's k rows one after
+//   another: a strip's row is 8 elements, so the decode step's matrix-vector products, whose
+//   neighbouring threads take neighbouring rows of the same columns (lib/decode_gemv.wgsl), read
+//   consecutive bytes instead of one sector of a different row each. q4 keeps its blocks' codes in
+//   that order (one word per strip row) and puts their (scale, minimum) pairs after all the codes,
+//   ordered by block column and then row. The model stores its packed matrices so on a GPU; the
+//   GEMM kernels read either layout.
+enum class Layout { rows, column_strips };
+inline constexpr size_t kStripColumns = 8;
+
 inline constexpr size_t kQ4Block = 64;
 inline constexpr size_t kQ4BlockWords = 10;
 
@@ -49,6 +62,9 @@ bool is_packed(DType dtype);
 size_t storage_bytes(DType dtype, size_t count);
 // The product of the dimensions (1 for a scalar shape []).
 size_t numel(const Shape& shape);
+// Whether a tensor of `dtype` and `shape` can be stored in column strips: a matrix, not u32, whose
+// columns are a multiple of kStripColumns (kQ4Block for q4).
+bool fits_column_strips(DType dtype, const Shape& shape);
 
 class Tensor {
  public:
@@ -78,24 +94,26 @@ class Tensor {
   size_t dim(int i) const;
   size_t numel() const { return wgpt::numel(shape_); }
   DType dtype() const { return dtype_; }
+  Layout layout() const { return layout_; }
   Device device() const { return context_ ? Device::gpu : Device::cpu; }
   bool is_gpu() const { return device() == Device::gpu; }
   // "f32[2, 3] on gpu" — for error messages.
   std::string describe() const;
 
   // A tensor sharing this one's storage: `shape` starting `element_offset` elements after this
-  // tensor's first element; it must lie inside this tensor.
+  // tensor's first element; it must lie inside this tensor. view, rows and reshape need the rows
+  // layout (a matrix in column strips is used whole).
   Tensor view(size_t element_offset, Shape shape) const;
   // Rows [start, start + count) of the first dimension.
   Tensor rows(size_t start, size_t count) const;
   // The same elements under another shape with the same numel.
   Tensor reshape(Shape shape) const;
 
-  // Uploads a copy to the GPU (a fresh, unpooled buffer). A GPU tensor of the same context is
-  // returned as it is.
-  Tensor to_gpu(const std::shared_ptr<gpu::Context>& context) const;
-  // Reads a GPU tensor back into a new CPU tensor (waits for the GPU; native only). A CPU tensor is
-  // returned as it is.
+  // Uploads a copy to the GPU (a fresh, unpooled buffer) in `layout`. A GPU tensor of the same
+  // context and layout is returned as it is.
+  Tensor to_gpu(const std::shared_ptr<gpu::Context>& context, Layout layout = Layout::rows) const;
+  // Reads a GPU tensor back into a new CPU tensor, row-major whatever its GPU layout (waits for the
+  // GPU; native only). A CPU tensor is returned as it is.
   Tensor to_cpu() const;
   void to_cpu_async(std::function<void(Result<Tensor>)> done) const;
 
@@ -122,6 +140,7 @@ class Tensor {
  private:
   Shape shape_;
   DType dtype_ = DType::f32;
+  Layout layout_ = Layout::rows;
   size_t offset_ = 0;  // elements
   // CPU storage: exactly one of these is set for a CPU tensor, by dtype (u32 and packed: words).
   std::shared_ptr<std::vector<float>> host_f32_;

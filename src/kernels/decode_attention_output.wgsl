@@ -19,6 +19,7 @@ struct Params {
   chunks: u32,  // ceil(n_ctx / 64)
   layer: u32,
   n_head: u32,
+  strips: u32,  // the weights in column strips (wgpt::Layout), else row-major
 }
 
 const REDUCE_THREADS: u32 = 256u;

@@ -10,6 +10,7 @@ struct Params {
   k: u32,
   n8: u32,
   tx: u32,
+  strips: u32,  // the weights in column strips (wgpt::Layout), else row-major
 }
 
 const REDUCE_THREADS: u32 = 256u;
@@ -40,7 +41,7 @@ fn gemv_input(row: u32) -> f32 {
 fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>) {
   reduce_begin(invocation);
   let role = gemv_role(group.x, params.tx);
-  gemv_prefetch(role, params.k, params.n8);
+  gemv_prefetch(role, params.k, params.n8, params.strips != 0u);
   if (warmed_instead(group.x, gemv_groups(params.n8, params.tx), invocation.local)) {
     return;
   }

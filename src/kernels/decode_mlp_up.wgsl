@@ -9,6 +9,7 @@ struct Params {
   n8: u32,  // 4·width / 8
   tx: u32,
   eps: f32,
+  strips: u32,  // the weights in column strips (wgpt::Layout), else row-major
 }
 
 const REDUCE_THREADS: u32 = 256u;
@@ -43,7 +44,7 @@ fn gelu(v: vec4<f32>) -> vec4<f32> {
 fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>) {
   reduce_begin(invocation);
   let role = gemv_role(group.x, params.tx);
-  gemv_prefetch(role, params.k, params.n8);
+  gemv_prefetch(role, params.k, params.n8, params.strips != 0u);
   if (warmed_instead(group.x, gemv_groups(params.n8, params.tx), invocation.local)) {
     return;
   }
@@ -53,7 +54,7 @@ fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>) {
   let bias_hi = bias[at + 1u];
   ln_stage(params.k, params.eps);
   workgroupBarrier();  // publishes `staged`
-  let sums = gemv_columns(role, params.k, params.n8, params.tx);
+  let sums = gemv_columns(role, params.k, params.n8, params.tx, params.strips != 0u);
   if (worker < params.tx && role.column8 < params.n8) {
     h[at] = gelu(sums[0] + bias_lo);
     h[at + 1u] = gelu(sums[1] + bias_hi);

@@ -12,6 +12,7 @@ struct Params {
   head_dim: u32,
   n_ctx: u32,
   eps: f32,
+  strips: u32,  // the weights in column strips (wgpt::Layout), else row-major
 }
 
 const REDUCE_THREADS: u32 = 256u;
@@ -36,14 +37,14 @@ const REDUCE_THREADS: u32 = 256u;
 fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>) {
   reduce_begin(invocation);
   let role = gemv_role(group.x, params.tx);
-  gemv_prefetch(role, params.k, params.n8);
+  gemv_prefetch(role, params.k, params.n8, params.strips != 0u);
   // The epilogue's inputs are loaded now too, so that their latency overlaps the product's.
   let at = min(role.column8, params.n8 - 1u) * 2u;
   let bias_lo = bias[at];
   let bias_hi = bias[at + 1u];
   ln_stage(params.k, params.eps);
   workgroupBarrier();  // publishes `staged`
-  let sums = gemv_columns(role, params.k, params.n8, params.tx);
+  let sums = gemv_columns(role, params.k, params.n8, params.tx, params.strips != 0u);
   if (worker >= params.tx || role.column8 >= params.n8) {
     return;
   }

@@ -53,7 +53,11 @@ fn fetch(batch: u32, row0: u32, col0: u32, k0: u32, k_end: u32, index: u32) -> F
     let kk = k0 + index / 32u;
     let col = col0 + (index % 32u) * 4u;
     if (kk < k_end && col < p.n) {
-      f.b = b_at4((batch * p.b_batch_stride + kk * p.n + col) / 4u);
+      if (p.b_strips != 0u) {
+        f.b = b_strip_at4(kk, col, p.k, p.n);
+      } else {
+        f.b = b_at4((batch * p.b_batch_stride + kk * p.n + col) / 4u);
+      }
     }
   }
   return f;

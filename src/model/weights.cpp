@@ -22,13 +22,13 @@ struct Source {
 };
 
 // Elements [first, first + numel(shape)) of `source` stored as `dtype`: a host tensor, or a GPU
-// tensor written straight from the values (f32: no intermediate host copy). q4 keeps the file's
-// own blocks when it has them.
+// tensor written straight from the values (f32: no intermediate host copy) in `layout`. q4 keeps
+// the file's own blocks when it has them.
 Tensor place(const Source& source, size_t first, const Shape& shape, DType dtype,
-             const std::shared_ptr<gpu::Context>& context) {
+             const std::shared_ptr<gpu::Context>& context, Layout layout = Layout::rows) {
   const std::span<const float> values = source.values.subspan(first, numel(shape));
   Tensor host;
-  if (dtype == DType::f32) {
+  if (dtype == DType::f32 && layout == Layout::rows) {
     if (context) {
       Tensor tensor = Tensor::empty_gpu(context, shape);
       context->write(tensor.buffer(), tensor.byte_offset(), std::as_bytes(values));
@@ -40,7 +40,7 @@ Tensor place(const Source& source, size_t first, const Shape& shape, DType dtype
   } else {
     host = Tensor::from_floats(std::vector<float>(values.begin(), values.end()), shape, dtype);
   }
-  return context ? host.to_gpu(context) : host;
+  return context ? host.to_gpu(context, layout) : host;
 }
 
 // The token table as row blocks that each fit the device's storage binding limit (a q4 block's
@@ -77,9 +77,16 @@ Weights assemble(const Config& config, const std::map<std::string, Source>& sour
                  const std::shared_ptr<gpu::Context>& context) {
   std::map<std::string, io::Shape> shapes;
   for (const auto& [name, shape] : parameter_shapes(config)) shapes[name] = shape;
+  // A layer's packed matrices go to a GPU in column strips, which the decode step's products read
+  // faster (Layout), where their width allows; f32 ones stay row-major, as training, which updates
+  // them, needs.
   auto get = [&](const std::string& name) {
-    return place(sources.at(name), 0, to_shape(shapes.at(name)),
-                 is_matrix(name) ? dtype : DType::f32, context);
+    const bool matrix = is_matrix(name);
+    const Shape shape = to_shape(shapes.at(name));
+    const Layout layout = matrix && is_packed(dtype) && fits_column_strips(dtype, shape)
+                              ? Layout::column_strips
+                              : Layout::rows;
+    return place(sources.at(name), 0, shape, matrix ? dtype : DType::f32, context, layout);
   };
   Weights weights;
   weights.token_embedding = place_token_table(sources.at("wte.weight"), config, dtype, context);

@@ -76,6 +76,9 @@ void require_weight(std::string_view role, const Tensor& t, size_t rows, size_t 
               "] weight matrix (a multiple of 8 wide), got " + t.describe());
 }
 
+// A weight matrix's layout as the products' parameter (lib/decode_gemv.wgsl).
+uint32_t in_strips(const Tensor& weight) { return weight.layout() == Layout::column_strips; }
+
 void require_step(const Tensor& step) {
   require(step.dtype() == DType::u32 && step.numel() == 2,
           "the step must be u32 [position, token], got " + step.describe());
@@ -161,7 +164,8 @@ Bound qkv(const Qkv& a, const Options& options) {
        .tx = tx,
        .head_dim = u32(a.k_cache.dim(2)),
        .n_ctx = u32(a.k_cache.dim(1)),
-       .eps = a.eps},
+       .eps = a.eps,
+       .strips = in_strips(a.weight)},
       {a.step.range(), a.x.range(), a.ln.range(), a.weight.range(), a.bias.range(), a.q.range(),
        a.k_cache.range(), a.v_cache.range()},
       product_groups(n8, tx));
@@ -221,7 +225,8 @@ Bound attention_output(const AttentionOutput& a, const Options& options) {
        .n_ctx = u32(n_ctx),
        .chunks = u32(chunks),
        .layer = u32(a.layer),
-       .n_head = u32(n_head)},
+       .n_head = u32(n_head),
+       .strips = in_strips(a.weight)},
       {a.step.range(), a.partials.range(), a.scores.range(), a.weight.range(), a.bias.range(),
        a.patterns.range(), a.x.range()},
       product_groups(n8, tx));
@@ -241,7 +246,7 @@ Bound mlp_up(const MlpUp& a, const Options& options, const Warm& warm) {
   const WarmPlan w = plan_warm(warm, 256, a.x);
   return prepared<kernels::decode_mlp_up>(
       *context, variant(a.weight, options),
-      {.k = u32(width), .n8 = u32(n8), .tx = tx, .eps = a.eps},
+      {.k = u32(width), .n8 = u32(n8), .tx = tx, .eps = a.eps, .strips = in_strips(a.weight)},
       {a.x.range(), a.ln.range(), a.weight.range(), a.bias.range(), a.h.range(), w.weights.range(),
        w.sink.range()},
       product_groups(n8, tx, w.workgroups));
@@ -257,7 +262,10 @@ Bound mlp_down(const MlpDown& a, const Options& options, const Warm& warm) {
   const uint32_t tx = column_threads(n8, options);
   const WarmPlan w = plan_warm(warm, 256, a.h);
   return prepared<kernels::decode_mlp_down>(*context, variant(a.weight, options),
-                                            {.k = u32(hidden), .n8 = u32(n8), .tx = tx},
+                                            {.k = u32(hidden),
+                                             .n8 = u32(n8),
+                                             .tx = tx,
+                                             .strips = in_strips(a.weight)},
                                             {a.h.range(), a.weight.range(), a.bias.range(),
                                              a.x.range(), w.weights.range(), w.sink.range()},
                                             product_groups(n8, tx, w.workgroups));

@@ -24,6 +24,11 @@ void validate(std::string_view op, const Gemm& g, const Tensor& a, const Tensor&
   if (b.dtype() != DType::f32 && !is_packed(b.dtype())) {
     fail(op, "b must be f32, f16, bf16 or q4, got " + b.describe());
   }
+  if (b.layout() == Layout::column_strips &&
+      (g.trans_b || (g.batch > 1 && g.b_batch_stride != 0) || b.shape() != Shape{g.k, g.n})) {
+    fail(op, "b in column strips must be the whole [k, n] matrix, neither transposed nor batched, "
+             "got " + b.describe() + " for k " + std::to_string(g.k) + ", n " + std::to_string(g.n));
+  }
   if (b.dtype() == DType::q4 && g.batch > 1 && g.b_batch_stride % kQ4Block != 0) {
     fail(op, "a batched q4 b needs batches that start on a block of " + std::to_string(kQ4Block));
   }
@@ -121,7 +126,8 @@ typename Kernel::Params params(std::string_view op, const Gemm& g, const GemmEpi
           .epilogue =
               (epilogue.gelu ? kEpilogueGelu : 0u) | (epilogue.residual ? kEpilogueResidual : 0u),
           .operand_scales = operand_scales,
-          .triangle = triangle_code(g.triangle)};
+          .triangle = triangle_code(g.triangle),
+          .b_strips = g.b_strips ? 1u : 0u};
 }
 
 void require_grid(std::string_view op, const gpu::Context& context, gpu::Workgroups grid) {
@@ -192,6 +198,7 @@ void gemm(std::string_view op, const Gemm& product, const Tensor& a, const Tenso
           const GemmEpilogue& epilogue, const Tensor& out) {
   Gemm geometry = product;
   geometry.b_dtype = b.dtype();
+  geometry.b_strips = b.layout() == Layout::column_strips;
   validate(op, geometry, a, b, epilogue, out);
   std::vector<const Tensor*> tensors = {&a, &b, &out};
   if (epilogue.bias) tensors.push_back(&*epilogue.bias);

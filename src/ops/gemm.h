@@ -27,6 +27,7 @@ struct Gemm {
   size_t out_col_offset = 0;   // first column written in each output row
   size_t out_row_stride = 0;   // elements per output row (n unless writing a column block)
   DType b_dtype = DType::f32;  // how B is stored: f32, or packed weights (f16, bf16, q4)
+  bool b_strips = false;       // B in column strips (Layout::column_strips), not row-major
   Precision precision = Precision::f32;
   // Mixed precision: powers of two that multiply A's and B's values before their conversion to
   // f16 (and divide the sum after), to keep small operands (gradients) clear of f16's subnormals.

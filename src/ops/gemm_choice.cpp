@@ -108,10 +108,11 @@ bool runs_wide_tensor_kernels(const gpu::Limits& limits) {
 
 GemmKernel tiled_choice(const Gemm& g, const gpu::Limits& limits) {
   const bool vec4 = vec4_operands(g, limits.min_storage_buffer_offset_alignment);
-  // The tensor-core kernels read B as f32: packed weights take the f32 kernels' DTYPE variants.
-  // They know no triangles (nor has any device run them yet: docs/benchmarks.md).
+  // The tensor-core kernels read B as row-major f32: packed weights and column strips take the f32
+  // kernels' DTYPE variants. They know no triangles (nor has any device run them yet:
+  // docs/benchmarks.md).
   if (g.precision == Precision::mixed && limits.f16_matrix.available() && g.b_dtype == DType::f32 &&
-      g.triangle == Triangle::none) {
+      !g.b_strips && g.triangle == Triangle::none) {
     if (blocks(g, 128) >= kTensorWideMinBlocks && runs_wide_tensor_kernels(limits)) {
       return vec4 ? GemmKernel::tensor_vec4 : GemmKernel::tensor;
     }

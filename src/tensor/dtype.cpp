@@ -1,4 +1,4 @@
-// What each dtype is called and how much storage its elements take.
+// What each dtype is called, how much storage its elements take, and which take column strips.
 #include <string>
 
 #include "wgpt/tensor.h"
@@ -42,6 +42,11 @@ size_t storage_bytes(DType dtype, size_t count) {
     default:
       return count * 4;
   }
+}
+
+bool fits_column_strips(DType dtype, const Shape& shape) {
+  const size_t multiple = dtype == DType::q4 ? kQ4Block : kStripColumns;
+  return dtype != DType::u32 && shape.size() == 2 && shape[1] % multiple == 0;
 }
 
 }  // namespace wgpt

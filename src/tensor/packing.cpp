@@ -91,4 +91,63 @@ std::vector<float> unpack(std::span<const uint32_t> words, size_t first, size_t 
   return values;
 }
 
+namespace {
+
+// For each storage word of a row-major [k, n] matrix of `dtype`, where Layout::column_strips puts
+// it (a permutation of the words). f32, f16 and bf16 move whole strip rows (kStripColumns
+// elements: eight words or four); q4 moves each block's eight code words one by one (a word is
+// one strip row) and its (scale, minimum) pair to the pairs after the codes.
+std::vector<size_t> strip_positions(DType dtype, size_t k, size_t n, size_t words) {
+  if (!fits_column_strips(dtype, {k, n}) || words != storage_bytes(dtype, k * n) / 4) {
+    throw Error(std::string("column strips need an f32, f16, bf16 or q4 matrix whose columns are a "
+                            "multiple of 8 (q4: 64), got ") +
+                to_string(dtype) + "[" + std::to_string(k) + ", " + std::to_string(n) + "] in " +
+                std::to_string(words) + " words");
+  }
+  const size_t strips = n / kStripColumns;
+  std::vector<size_t> position(words);
+  if (dtype != DType::q4) {
+    const size_t unit = words / (k * strips);  // words per strip row
+    for (size_t row = 0; row < k; ++row) {
+      for (size_t strip = 0; strip < strips; ++strip) {
+        for (size_t w = 0; w < unit; ++w) {
+          position[(row * strips + strip) * unit + w] = (strip * k + row) * unit + w;
+        }
+      }
+    }
+    return position;
+  }
+  const size_t blocks_per_row = n / kQ4Block, codes = k * strips;
+  for (size_t row = 0; row < k; ++row) {
+    for (size_t block = 0; block < blocks_per_row; ++block) {
+      const size_t first = (row * blocks_per_row + block) * kQ4BlockWords;
+      for (size_t w = 0; w < kQ4Block / kStripColumns; ++w) {
+        position[first + w] = (block * (kQ4Block / kStripColumns) + w) * k + row;
+      }
+      const size_t pair = codes + 2 * (block * k + row);
+      position[first + 8] = pair;
+      position[first + 9] = pair + 1;
+    }
+  }
+  return position;
+}
+
+}  // namespace
+
+std::vector<uint32_t> to_column_strips(std::span<const uint32_t> words, DType dtype, size_t k,
+                                       size_t n) {
+  const std::vector<size_t> position = strip_positions(dtype, k, n, words.size());
+  std::vector<uint32_t> strips(words.size());
+  for (size_t i = 0; i < words.size(); ++i) strips[position[i]] = words[i];
+  return strips;
+}
+
+std::vector<uint32_t> from_column_strips(std::span<const uint32_t> words, DType dtype, size_t k,
+                                         size_t n) {
+  const std::vector<size_t> position = strip_positions(dtype, k, n, words.size());
+  std::vector<uint32_t> rows(words.size());
+  for (size_t i = 0; i < words.size(); ++i) rows[i] = words[position[i]];
+  return rows;
+}
+
 }  // namespace wgpt::packing

@@ -22,4 +22,12 @@ std::vector<float> unpack(std::span<const uint32_t> words, size_t first, size_t 
 // The word holding element `element` of a packed dtype (for q4: its block's first word).
 size_t word_of(DType dtype, size_t element);
 
+// The storage words of a row-major [k, n] matrix of `dtype` (not u32; f32 as its bits) in
+// Layout::column_strips, and back. Throws unless n is a multiple of kStripColumns (q4: kQ4Block)
+// and `words` holds exactly the matrix.
+std::vector<uint32_t> to_column_strips(std::span<const uint32_t> words, DType dtype, size_t k,
+                                       size_t n);
+std::vector<uint32_t> from_column_strips(std::span<const uint32_t> words, DType dtype, size_t k,
+                                         size_t n);
+
 }  // namespace wgpt::packing

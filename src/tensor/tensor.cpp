@@ -104,10 +104,14 @@ size_t Tensor::dim(int i) const {
 }
 
 std::string Tensor::describe() const {
-  return std::string(to_string(dtype_)) + to_string(shape_) + " on " + to_string(device());
+  return std::string(to_string(dtype_)) + to_string(shape_) +
+         (layout_ == Layout::column_strips ? " in column strips" : "") + " on " +
+         to_string(device());
 }
 
 Tensor Tensor::view(size_t element_offset, Shape shape) const {
+  require(layout_ == Layout::rows,
+          [&] { return "a matrix in column strips is used whole: no view of " + describe(); });
   require(element_offset + wgpt::numel(shape) <= numel(), [&] {
     return "view of " + to_string(shape) + " at element " + std::to_string(element_offset) +
            " does not fit in " + describe();
@@ -135,6 +139,8 @@ Tensor Tensor::rows(size_t start, size_t count) const {
 }
 
 Tensor Tensor::reshape(Shape shape) const {
+  require(layout_ == Layout::rows,
+          [&] { return "a matrix in column strips keeps its shape: cannot reshape " + describe(); });
   require(wgpt::numel(shape) == numel(),
           [&] { return "cannot reshape " + describe() + " to " + to_string(shape); });
   Tensor t = *this;
@@ -142,22 +148,37 @@ Tensor Tensor::reshape(Shape shape) const {
   return t;
 }
 
-Tensor Tensor::to_gpu(const std::shared_ptr<gpu::Context>& context) const {
+Tensor Tensor::to_gpu(const std::shared_ptr<gpu::Context>& context, Layout layout) const {
   require(context != nullptr, [&] { return "to_gpu needs a GPU context"; });
   if (is_gpu()) {
     require(context_ == context,
             [&] { return "to_gpu: tensor already lives on another GPU context"; });
+    require(layout_ == layout,
+            [&] { return "to_gpu: " + describe() + " is already on the GPU in another layout"; });
     return *this;
   }
   Tensor t;
   t.host_f32_.reset();
   t.dtype_ = dtype_;
+  t.layout_ = layout;
   t.shape_ = shape_;
   t.context_ = context;
   const void* first = dtype_ == DType::f32 ? static_cast<const void*>(floats().data())
                       : is_packed(dtype_)  ? static_cast<const void*>(words().data())
                                            : static_cast<const void*>(u32s().data());
   size_t bytes = byte_size();
+  std::vector<uint32_t> strips;
+  if (layout == Layout::column_strips) {
+    require(fits_column_strips(dtype_, shape_), [&] {
+      return "column strips need a matrix of f32, f16, bf16 or q4 whose columns are a multiple of 8 "
+             "(q4: 64), not " +
+             describe();
+    });
+    strips = packing::to_column_strips(
+        std::span(static_cast<const uint32_t*>(first), bytes / kElementBytes), dtype_, shape_[0],
+        shape_[1]);
+    first = strips.data();
+  }
   if (bytes == 0) {
     t.buffer_ = context->create_storage(kElementBytes);
   } else {
@@ -168,8 +189,18 @@ Tensor Tensor::to_gpu(const std::shared_ptr<gpu::Context>& context) const {
 
 namespace {
 
-Tensor tensor_from_bytes(const std::vector<std::byte>& bytes, DType dtype, const Shape& shape) {
+Tensor tensor_from_bytes(const std::vector<std::byte>& bytes, DType dtype, Layout layout,
+                         const Shape& shape) {
   size_t n = bytes.size() / kElementBytes;
+  if (layout == Layout::column_strips) {
+    std::vector<uint32_t> strips(n);
+    std::memcpy(strips.data(), bytes.data(), n * kElementBytes);
+    std::vector<uint32_t> words = packing::from_column_strips(strips, dtype, shape[0], shape[1]);
+    if (is_packed(dtype)) return Tensor::from_words(std::move(words), shape, dtype);
+    std::vector<std::byte> rows(bytes.size());
+    std::memcpy(rows.data(), words.data(), rows.size());
+    return tensor_from_bytes(rows, dtype, Layout::rows, shape);
+  }
   if (is_packed(dtype)) {
     std::vector<uint32_t> words(n);
     std::memcpy(words.data(), bytes.data(), n * kElementBytes);
@@ -191,7 +222,7 @@ Tensor Tensor::to_cpu() const {
   if (!is_gpu()) return *this;
   if (numel() == 0) return zeros(shape_, dtype_);
   auto bytes = context_->readback(buffer_, byte_offset(), byte_size());
-  return tensor_from_bytes(bytes, dtype_, shape_);
+  return tensor_from_bytes(bytes, dtype_, layout_, shape_);
 }
 
 void Tensor::to_cpu_async(std::function<void(Result<Tensor>)> done) const {
@@ -200,13 +231,13 @@ void Tensor::to_cpu_async(std::function<void(Result<Tensor>)> done) const {
     return;
   }
   context_->readback_async(buffer_, byte_offset(), byte_size(),
-                           [dtype = dtype_, shape = shape_,
+                           [dtype = dtype_, layout = layout_, shape = shape_,
                             done = std::move(done)](Result<std::vector<std::byte>> bytes) {
                              if (!bytes.ok()) {
                                done(bytes.error());
                                return;
                              }
-                             done(tensor_from_bytes(bytes.value(), dtype, shape));
+                             done(tensor_from_bytes(bytes.value(), dtype, layout, shape));
                            });
 }
 
@@ -260,8 +291,9 @@ namespace {
 std::shared_ptr<gpu::Context> shared_context(const std::vector<Tensor>& tensors) {
   std::shared_ptr<gpu::Context> context;
   for (const Tensor& tensor : tensors) {
-    require(tensor.dtype() == DType::f32,
-            [&] { return "read_floats needs f32 tensors, not " + tensor.describe(); });
+    require(tensor.dtype() == DType::f32 && tensor.layout() == Layout::rows, [&] {
+      return "read_floats needs row-major f32 tensors, not " + tensor.describe();
+    });
     if (tensor.is_gpu()) context = tensor.context();
   }
   for (const Tensor& tensor : tensors) {

@@ -38,24 +38,35 @@ const std::vector<DecodeShape> kShapes = {
 struct Variant {
   DType weights;
   Options options;
-  bool warm = false;  // the ops that can warm weights (Warm) warm some
+  bool warm = false;    // the ops that can warm weights (Warm) warm some
+  bool strips = false;  // the products' weights on the GPU in column strips (Layout) where they fit
   std::string name() const {
     return std::string(to_string(weights)) + (options.software ? ", software layout" : "") +
-           (options.subgroups ? ", subgroups" : "") + (warm ? ", warming" : "");
+           (options.subgroups ? ", subgroups" : "") + (warm ? ", warming" : "") +
+           (strips ? ", column strips" : "");
   }
 };
 
 // Every weight dtype, each with barrier and (where the adapter has them) subgroup reductions; and
-// for the products, whose workgroup layout depends on it, also the software adapter's layout.
+// for the products, whose workgroup layout and weight layout matter, also the software adapter's
+// workgroup layout and the weights in column strips.
 std::vector<Variant> variants(bool products) {
   std::vector<Variant> all;
   const bool subgroups = subgroups_usable(*test::gpu_context());
   for (DType weights : {DType::f32, DType::f16, DType::bf16, DType::q4}) {
     all.push_back({weights, {.software = false}});
-    if (products) all.push_back({weights, {.software = true}});
+    if (products) {
+      all.push_back({weights, {.software = true}});
+      all.push_back({weights, {.software = false, .subgroups = subgroups}, false, true});
+    }
     if (subgroups) all.push_back({weights, {.software = false, .subgroups = true}});
   }
   return all;
+}
+
+// A product case's weights (tensor `index`) in column strips for a strips variant, where they fit.
+void strip_weights(test::ParityCase& c, const Variant& v, size_t index) {
+  if (v.strips && fits_column_strips(v.weights, c.tensors[index].shape())) c.in_strips = {index};
 }
 
 // Copies of weights differ by at most a rounding: a GPU may fuse q4's code · scale + min into one.
@@ -131,7 +142,7 @@ TEST(DecodeOps, Embed) {
 
 test::ParityCase qkv_case(const DecodeShape& s, const Variant& v) {
   const Shape cache = {s.n_head, s.n_ctx, s.width / s.n_head};
-  return test::ParityCase{
+  test::ParityCase c{
       "qkv",
       {step_at(s.position), floats({s.width}), layernorm_params(s.width),
        weights(s.width, 3 * s.width, v.weights), floats({3 * s.width}), floats({s.width}),
@@ -142,6 +153,8 @@ test::ParityCase qkv_case(const DecodeShape& s, const Variant& v) {
       },
       2e-5f,
       1e-4f};
+  strip_weights(c, v, 3);
+  return c;
 }
 
 TEST(DecodeOps, Qkv) { expect_parity(qkv_case, true); }
@@ -186,7 +199,7 @@ test::ParityCase attention_output_case(const DecodeShape& s, const Variant& v) {
   const Tensor partials = floats({s.n_head, chunks(s), head_dim + 2});
   reference::attention_chunks(
       {step, floats({s.width}), floats(cache), floats(cache), scores, partials});
-  return test::ParityCase{
+  test::ParityCase c{
       "attention_output",
       {step, partials, scores, weights(s.width, s.width, v.weights), floats({s.width}),
        floats({2, s.n_head, s.n_ctx}), floats({s.width})},
@@ -196,6 +209,8 @@ test::ParityCase attention_output_case(const DecodeShape& s, const Variant& v) {
       },
       2e-5f,
       1e-4f};
+  strip_weights(c, v, 3);
+  return c;
 }
 
 TEST(DecodeOps, AttentionOutput) { expect_parity(attention_output_case, true); }
@@ -212,6 +227,7 @@ test::ParityCase mlp_up_case(const DecodeShape& s, const Variant& v) {
       2e-5f,
       1e-4f};
   add_warm_tensors(c, v, 150'000);  // 64 KB a warming workgroup of 256 threads
+  strip_weights(c, v, 2);
   return c;
 }
 
@@ -228,6 +244,7 @@ test::ParityCase mlp_down_case(const DecodeShape& s, const Variant& v) {
                      2e-5f,
                      1e-4f};
   add_warm_tensors(c, v, 150'000);
+  strip_weights(c, v, 1);
   return c;
 }
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -26,6 +27,8 @@ struct ParityCase {
   // ones all_close.
   std::function<::testing::AssertionResult(size_t index, const Tensor& gpu, const Tensor& cpu)>
       compare;
+  // Indices of the matrices the GPU copy holds in column strips (Layout); the rest are row-major.
+  std::vector<size_t> in_strips = {};
 };
 
 // A CPU tensor with its own copy of `t`'s elements.
@@ -41,9 +44,10 @@ inline Tensor copy_of(const Tensor& t) {
 inline ::testing::AssertionResult cpu_and_gpu_agree(const ParityCase& c,
                                                     const std::shared_ptr<gpu::Context>& context) {
   std::vector<Tensor> cpu, gpu;
-  for (const Tensor& t : c.tensors) {
-    cpu.push_back(copy_of(t));
-    gpu.push_back(t.to_gpu(context));
+  for (size_t i = 0; i < c.tensors.size(); ++i) {
+    const bool strips = std::find(c.in_strips.begin(), c.in_strips.end(), i) != c.in_strips.end();
+    cpu.push_back(copy_of(c.tensors[i]));
+    gpu.push_back(c.tensors[i].to_gpu(context, strips ? Layout::column_strips : Layout::rows));
   }
   c.run(cpu);
   c.run(gpu);

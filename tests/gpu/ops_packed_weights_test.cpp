@@ -1,6 +1,6 @@
 // The general ops read weights stored in f16, bf16 or q4 (matmul's b in every GEMM kernel, the
 // token table of the embedding and the LM head) exactly as their CPU references read them: widened
-// to f32.
+// to f32; and b in column strips (Layout) as in rows.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -23,11 +23,13 @@ struct PackedCase {
   ops::detail::GemmKernel kernel;
   size_t batch, m, k, n;
   bool trans_b;
+  Layout layout = Layout::rows;  // b's on the GPU
 };
 
 void PrintTo(const PackedCase& c, std::ostream* os) {
   *os << to_string(c.dtype) << ", kernel " << static_cast<int>(c.kernel) << ", batch " << c.batch
-      << ", " << c.m << "×" << c.k << "·" << c.k << "×" << c.n << (c.trans_b ? " (bᵀ)" : "");
+      << ", " << c.m << "×" << c.k << "·" << c.k << "×" << c.n << (c.trans_b ? " (bᵀ)" : "")
+      << (c.layout == Layout::column_strips ? ", b in column strips" : "");
 }
 
 class PackedWeights : public ::testing::TestWithParam<PackedCase> {};
@@ -47,12 +49,13 @@ TEST_P(PackedWeights, EveryGemmKernelReadsThemAsTheReferenceDoes) {
   ASSERT_EQ(ops::detail::gemm_kernel(geometry, context->limits()).kernel, c.kernel);
   Tensor a =
       Tensor::from_floats(test::random_floats(c.batch * c.m * c.k, 1), {c.batch * c.m * c.k});
-  Tensor b = Tensor::from_floats(test::random_floats(c.k * c.n, 2), {c.k * c.n}, c.dtype);
+  const Shape b_shape = c.layout == Layout::rows ? Shape{c.k * c.n} : Shape{c.k, c.n};
+  Tensor b = Tensor::from_floats(test::random_floats(c.k * c.n, 2), b_shape, c.dtype);
   Tensor bias = Tensor::from_floats(test::random_floats(c.n, 3), {c.n});
   Tensor expected = Tensor::zeros({c.batch * c.m * c.n});
   ops::detail::gemm("test", geometry, a, b, {.bias = bias}, expected);
   Tensor actual = Tensor::empty_gpu(context, {c.batch * c.m * c.n});
-  ops::detail::gemm("test", geometry, a.to_gpu(context), b.to_gpu(context),
+  ops::detail::gemm("test", geometry, a.to_gpu(context), b.to_gpu(context, c.layout),
                     {.bias = bias.to_gpu(context)}, actual);
   EXPECT_TRUE(test::all_close(actual, expected, tolerance(c.k), 1e-5f));
 }
@@ -76,6 +79,16 @@ std::vector<PackedCase> cases() {
   all.push_back({DType::f16, kWideVec4, 4, 128, 8, 1024, false});
   all.push_back({DType::bf16, kWideVec4, 4, 128, 8, 1024, true});
   all.push_back({DType::q4, kWideVec4, 4, 128, 16, 1024, false});
+  // b in column strips (the model's packed matrices on a GPU): widths of whole strips (q4: blocks).
+  constexpr auto kStrips = Layout::column_strips;
+  for (DType dtype : {DType::f32, DType::f16, DType::bf16, DType::q4}) {
+    const size_t n = dtype == DType::q4 ? 128 : 40;
+    all.push_back({dtype, kVector, 1, 3, 77, n, false, kStrips});
+    all.push_back({dtype, kTiled, 1, 20, 45, n, false, kStrips});
+  }
+  all.push_back({DType::q4, kWide, 48, 128, 5, 192, false, kStrips});
+  all.push_back({DType::f16, kWideVec4, 4, 128, 8, 1024, false, kStrips});
+  all.push_back({DType::q4, kWideVec4, 4, 128, 16, 1024, false, kStrips});
   return all;
 }
 

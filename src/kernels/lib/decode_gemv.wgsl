@@ -1,6 +1,7 @@
 // Shared by the decode kernels: the step's one row vector times a weight matrix W [K, N] in HF's
-// Conv1D layout (row-major), stored as f32, f16, bf16 or q4 and read eight columns at a time
-// (load8_{DTYPE}.wgsl). N is a multiple of 8.
+// Conv1D layout, stored as f32, f16, bf16 or q4 and read eight columns at a time
+// (load8_{DTYPE}.wgsl), row-major or in column strips (wgpt::Layout; the model's packed weights).
+// N is a multiple of 8.
 //
 // A workgroup of 256 threads covers 8·tx consecutive columns: tx threads across them (eight
 // columns each) by 256/tx slices down K, slice s taking rows s, s + slices, ...; the slices then
@@ -12,6 +13,10 @@
 // the rest BATCH at a time, each batch's loads all in flight together, and both halves of its
 // eight columns meet the other slices' in one reduction. BATCH = 8 (one batch for GPT-2's
 // 768-wide products): at 12 the kernels ran 1.1–2.6 µs slower on the H200.
+// A warp's 32 threads take 32/tx rows of the same column groups: row-major, each row's 8·tx
+// columns lie in a different cache line; in column strips, consecutive rows of a strip are
+// consecutive, and the warp's loads touch four lines (f16) instead of 16–32, whose one-by-one
+// handling in the multiprocessor's load pipeline had been part of each product's chain.
 // The includer declares `weight: array<weight_word>` and `fn gemv_input(row: u32) -> f32`, the
 // input vector's element `row`: from workgroup memory where the includer staged it (a LayerNorm,
 // the attention merge), or straight from a storage buffer (the MLP's hidden values).
@@ -37,18 +42,18 @@ fn gemv_role(group: u32, tx: u32) -> GemvRole {
 }
 
 // Loads the weights of this thread's first BATCH rows into `ahead`.
-fn gemv_prefetch(role: GemvRole, k: u32, n8: u32) {
+fn gemv_prefetch(role: GemvRole, k: u32, n8: u32, strips: bool) {
   for (var j = 0u; j < BATCH; j++) {
     let row = role.slice + j * role.slices;
     if (role.column8 < n8 && row < k) {
-      ahead[j] = weight_at8(row * n8 + role.column8);
+      ahead[j] = weight_matrix_at8(row, role.column8, k, n8, strips);
     }
   }
 }
 
 // The dot products of the input with this thread's eight columns, as two vec4s, valid in the
 // threads of worker < tx (slice 0). Threads past the last column only help to reduce.
-fn gemv_columns(role: GemvRole, k: u32, n8: u32, tx: u32) -> mat2x4<f32> {
+fn gemv_columns(role: GemvRole, k: u32, n8: u32, tx: u32, strips: bool) -> mat2x4<f32> {
   var sum = mat2x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0));
   let in_range = role.column8 < n8;
   for (var j = 0u; j < BATCH; j++) {
@@ -63,7 +68,7 @@ fn gemv_columns(role: GemvRole, k: u32, n8: u32, tx: u32) -> mat2x4<f32> {
     var v: array<f32, BATCH>;
     for (var j = 0u; j < BATCH; j++) {
       let row = min(first + j * role.slices, k - 1u);
-      w[j] = weight_at8(row * n8 + role.column8);
+      w[j] = weight_matrix_at8(row, role.column8, k, n8, strips);
       v[j] = gemv_input(row);
     }
     for (var j = 0u; j < BATCH; j++) {

@@ -7,7 +7,7 @@
 
 fn add_gemv_to_residual(group: u32) {
   let role = gemv_role(group, params.tx);
-  gemv_prefetch(role, params.k, params.n8);
+  gemv_prefetch(role, params.k, params.n8, params.strips != 0u);
   add_prefetched_gemv_to_residual(role);
 }
 
@@ -20,7 +20,7 @@ fn add_prefetched_gemv_to_residual(role: GemvRole) {
   let x_lo = x[at];
   let x_hi = x[at + 1u];
   stage_input();
-  let sums = gemv_columns(role, params.k, params.n8, params.tx);
+  let sums = gemv_columns(role, params.k, params.n8, params.tx, params.strips != 0u);
   if (worker < params.tx && role.column8 < params.n8) {
     x[at] = x_lo + sums[0] + bias_lo;
     x[at + 1u] = x_hi + sums[1] + bias_hi;

@@ -21,6 +21,7 @@ struct Params {
   // scale divides them back out.
   operand_scales: u32,
   triangle: u32,  // lib/gemm_triangle.wgsl's TRIANGLE_*, or 0
+  b_strips: u32,  // B (neither transposed nor batched) stored in column strips (wgpt::Layout)
 }
 
 @group(0) @binding(0) var<uniform> p: Params;

@@ -6,3 +6,9 @@ alias OPERAND_word = f32;
 fn OPERAND_at(i: u32) -> f32 {
   return OPERAND[i];
 }
+
+// Element (row, col) of a [k, n] OPERAND in column strips (wgpt::Layout): strips of 8 columns,
+// each strip's k rows one after another.
+fn OPERAND_strip_at(row: u32, col: u32, k: u32, n: u32) -> f32 {
+  return OPERAND_at(((col / 8u) * k + row) * 8u + col % 8u);
+}

@@ -16,3 +16,15 @@ fn OPERAND_at4(i4: u32) -> vec4<f32> {
 fn OPERAND_at(i: u32) -> f32 {
   return OPERAND[i / 4u][i % 4u];
 }
+
+// Elements (row, col..col + 3) of a [k, n] OPERAND in column strips (wgpt::Layout: strips of 8
+// columns, each strip's k rows one after another); col is a multiple of 4.
+fn OPERAND_strip_at4(row: u32, col: u32, k: u32, n: u32) -> vec4<f32> {
+  return OPERAND_at4(((col / 8u) * k + row) * 2u + (col / 4u) % 2u);
+}
+
+// Elements (row, 8·column8..8·column8 + 7) of a [k, 8·n8] OPERAND, in column strips when `strips`
+// and row-major otherwise.
+fn OPERAND_matrix_at8(row: u32, column8: u32, k: u32, n8: u32, strips: bool) -> mat2x4<f32> {
+  return OPERAND_at8(select(row * n8 + column8, column8 * k + row, strips));
+}
