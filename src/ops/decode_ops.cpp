@@ -261,14 +261,12 @@ Bound mlp_down(const MlpDown& a, const Options& options, const Warm& warm) {
   const size_t n8 = width / 8;
   const uint32_t tx = column_threads(n8, options);
   const WarmPlan w = plan_warm(warm, 256, a.h);
-  return prepared<kernels::decode_mlp_down>(*context, variant(a.weight, options),
-                                            {.k = u32(hidden),
-                                             .n8 = u32(n8),
-                                             .tx = tx,
-                                             .strips = in_strips(a.weight)},
-                                            {a.h.range(), a.weight.range(), a.bias.range(),
-                                             a.x.range(), w.weights.range(), w.sink.range()},
-                                            product_groups(n8, tx, w.workgroups));
+  return prepared<kernels::decode_mlp_down>(
+      *context, variant(a.weight, options),
+      {.k = u32(hidden), .n8 = u32(n8), .tx = tx, .strips = in_strips(a.weight)},
+      {a.h.range(), a.weight.range(), a.bias.range(), a.x.range(), w.weights.range(),
+       w.sink.range()},
+      product_groups(n8, tx, w.workgroups));
 }
 
 Bound lm_head(const LmHead& a, const Options& options) {

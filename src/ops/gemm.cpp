@@ -26,8 +26,10 @@ void validate(std::string_view op, const Gemm& g, const Tensor& a, const Tensor&
   }
   if (b.layout() == Layout::column_strips &&
       (g.trans_b || (g.batch > 1 && g.b_batch_stride != 0) || b.shape() != Shape{g.k, g.n})) {
-    fail(op, "b in column strips must be the whole [k, n] matrix, neither transposed nor batched, "
-             "got " + b.describe() + " for k " + std::to_string(g.k) + ", n " + std::to_string(g.n));
+    fail(op,
+         "b in column strips must be the whole [k, n] matrix, neither transposed nor batched, "
+         "got " +
+             b.describe() + " for k " + std::to_string(g.k) + ", n " + std::to_string(g.n));
   }
   if (b.dtype() == DType::q4 && g.batch > 1 && g.b_batch_stride % kQ4Block != 0) {
     fail(op, "a batched q4 b needs batches that start on a block of " + std::to_string(kQ4Block));

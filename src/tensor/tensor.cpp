@@ -139,8 +139,9 @@ Tensor Tensor::rows(size_t start, size_t count) const {
 }
 
 Tensor Tensor::reshape(Shape shape) const {
-  require(layout_ == Layout::rows,
-          [&] { return "a matrix in column strips keeps its shape: cannot reshape " + describe(); });
+  require(layout_ == Layout::rows, [&] {
+    return "a matrix in column strips keeps its shape: cannot reshape " + describe();
+  });
   require(wgpt::numel(shape) == numel(),
           [&] { return "cannot reshape " + describe() + " to " + to_string(shape); });
   Tensor t = *this;
@@ -170,7 +171,8 @@ Tensor Tensor::to_gpu(const std::shared_ptr<gpu::Context>& context, Layout layou
   std::vector<uint32_t> strips;
   if (layout == Layout::column_strips) {
     require(fits_column_strips(dtype_, shape_), [&] {
-      return "column strips need a matrix of f32, f16, bf16 or q4 whose columns are a multiple of 8 "
+      return "column strips need a matrix of f32, f16, bf16 or q4 whose columns are a multiple of "
+             "8 "
              "(q4: 64), not " +
              describe();
     });
@@ -291,9 +293,8 @@ namespace {
 std::shared_ptr<gpu::Context> shared_context(const std::vector<Tensor>& tensors) {
   std::shared_ptr<gpu::Context> context;
   for (const Tensor& tensor : tensors) {
-    require(tensor.dtype() == DType::f32 && tensor.layout() == Layout::rows, [&] {
-      return "read_floats needs row-major f32 tensors, not " + tensor.describe();
-    });
+    require(tensor.dtype() == DType::f32 && tensor.layout() == Layout::rows,
+            [&] { return "read_floats needs row-major f32 tensors, not " + tensor.describe(); });
     if (tensor.is_gpu()) context = tensor.context();
   }
   for (const Tensor& tensor : tensors) {

@@ -142,17 +142,16 @@ TEST(DecodeOps, Embed) {
 
 test::ParityCase qkv_case(const DecodeShape& s, const Variant& v) {
   const Shape cache = {s.n_head, s.n_ctx, s.width / s.n_head};
-  test::ParityCase c{
-      "qkv",
-      {step_at(s.position), floats({s.width}), layernorm_params(s.width),
-       weights(s.width, 3 * s.width, v.weights), floats({3 * s.width}), floats({s.width}),
-       floats(cache), floats(cache)},
-      {5, 6, 7},
-      [options = v.options](const std::vector<Tensor>& t) {
-        qkv({t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], 1e-5f}, options).run();
-      },
-      2e-5f,
-      1e-4f};
+  test::ParityCase c{"qkv",
+                     {step_at(s.position), floats({s.width}), layernorm_params(s.width),
+                      weights(s.width, 3 * s.width, v.weights), floats({3 * s.width}),
+                      floats({s.width}), floats(cache), floats(cache)},
+                     {5, 6, 7},
+                     [options = v.options](const std::vector<Tensor>& t) {
+                       qkv({t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], 1e-5f}, options).run();
+                     },
+                     2e-5f,
+                     1e-4f};
   strip_weights(c, v, 3);
   return c;
 }
