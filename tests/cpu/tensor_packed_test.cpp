@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "tensor/packing.h"
 #include "test_support.h"
 #include "wgpt/io.h"
 #include "wgpt/tensor.h"
@@ -81,6 +82,43 @@ TEST(PackedTensor, Q4RefusesNonFiniteValuesAndFloatsNeedsF32) {
   EXPECT_THROW(Tensor::from_floats({1.0f, NAN}, {2}, DType::q4), Error);
   EXPECT_THROW(Tensor::from_floats({1.0f}, {1}, DType::f16).floats(), Error);
   EXPECT_THROW(Tensor::from_words({1, 2}, {5}, DType::f16), Error);  // 5 halves need 3 words
+}
+
+TEST(PackedTensor, ColumnStripsPutEachStripsRowsOneAfterAnother) {
+  // f16 [3, 16]: two strips of 8 columns; a strip row is four words.
+  std::vector<uint32_t> rows(24);
+  for (uint32_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  const std::vector<uint32_t> strips = packing::to_column_strips(rows, DType::f16, 3, 16);
+  // Row r's words of strip s were words 8r + 4s .. 8r + 4s + 3; they go to 4 · (3s + r).
+  EXPECT_EQ(strips, (std::vector<uint32_t>{0, 1, 2, 3, 8,  9,  10, 11, 16, 17, 18, 19,  //
+                                           4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23}));
+  EXPECT_EQ(packing::from_column_strips(strips, DType::f16, 3, 16), rows);
+}
+
+TEST(PackedTensor, Q4ColumnStripsKeepCodesByStripAndPairsAfterThem) {
+  // q4 [2, 128]: two blocks a row; 32 code words, then four (scale, minimum) pairs.
+  std::vector<uint32_t> rows(40);
+  for (uint32_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  const std::vector<uint32_t> strips = packing::to_column_strips(rows, DType::q4, 2, 128);
+  // Row 1's second block is words 30..39: code word 3 (strip 8 + 3 = 11) goes to 11 · 2 + 1; its
+  // pair (block column 1, row 1) to 32 + 2 · (1 · 2 + 1).
+  EXPECT_EQ(strips[23], 33u);
+  EXPECT_EQ(strips[38], 38u);
+  EXPECT_EQ(strips[39], 39u);
+  EXPECT_EQ(strips[0], 0u);   // row 0's first code word
+  EXPECT_EQ(strips[1], 20u);  // row 1's
+  EXPECT_EQ(strips[32], 8u);  // row 0's first pair
+  EXPECT_EQ(packing::from_column_strips(strips, DType::q4, 2, 128), rows);
+}
+
+TEST(PackedTensor, ColumnStripsNeedWholeStripsOfAMatrix) {
+  EXPECT_TRUE(fits_column_strips(DType::f32, {5, 16}));
+  EXPECT_FALSE(fits_column_strips(DType::f16, {5, 12}));
+  EXPECT_FALSE(fits_column_strips(DType::q4, {5, 96}));  // q4 needs whole blocks a row
+  EXPECT_FALSE(fits_column_strips(DType::u32, {5, 16}));
+  EXPECT_FALSE(fits_column_strips(DType::f16, {80}));
+  EXPECT_THROW(packing::to_column_strips(std::vector<uint32_t>(30), DType::f16, 5, 12), Error);
+  EXPECT_THROW(packing::to_column_strips(std::vector<uint32_t>(39), DType::f16, 5, 16), Error);
 }
 
 }  // namespace

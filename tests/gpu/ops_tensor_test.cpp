@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "test_support.h"
 #include "wgpt/ops.h"
 
@@ -42,6 +44,29 @@ TEST(GpuTensor, MixedDevicesAreAnError) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("different devices"), std::string::npos) << e.what();
   }
+}
+
+TEST(GpuTensor, AMatrixInColumnStripsReadsBackRowMajor) {
+  auto context = test::gpu_context();
+  for (DType dtype : {DType::f32, DType::f16, DType::bf16, DType::q4}) {
+    SCOPED_TRACE(to_string(dtype));
+    const Tensor host = Tensor::from_floats(test::random_floats(5 * 128, 1), {5, 128}, dtype);
+    const Tensor gpu = host.to_gpu(context, Layout::column_strips);
+    EXPECT_EQ(gpu.layout(), Layout::column_strips);
+    EXPECT_EQ(gpu.to_cpu().layout(), Layout::rows);
+    EXPECT_EQ(gpu.to_floats(), host.to_floats());
+    std::optional<std::vector<float>> later;
+    gpu.to_cpu_async([&](Result<Tensor> t) { later = t.value().to_floats(); });
+    while (!later) context->poll();
+    EXPECT_EQ(later, host.to_floats());
+    // Used whole: no views, no other shape, no second layout of the same storage.
+    EXPECT_THROW(gpu.rows(0, 2), Error);
+    EXPECT_THROW(gpu.reshape({128, 5}), Error);
+    EXPECT_THROW(gpu.to_gpu(context), Error);
+  }
+  EXPECT_THROW(Tensor::from_floats(test::random_floats(5 * 12, 1), {5, 12}, DType::f16)
+                   .to_gpu(context, Layout::column_strips),
+               Error);
 }
 
 }  // namespace
