@@ -28,6 +28,16 @@ fn triangle_masked(v: vec4<f32>, row: u32, kk: u32, along_rows: bool) -> vec4<f3
   return masked;
 }
 
+// The vec4 of an untransposed B's 8 × 128 tile that thread `index` stages, as (column / 4, kk):
+// consecutive threads walk what is contiguous — a row's columns (row-major), or in column strips
+// a strip's 8 columns, then its 8 rows, then the next strip (a warp's loads: two lines of f16).
+fn b_rows_slot(index: u32) -> vec2<u32> {
+  if (p.b_strips != 0u) {
+    return vec2<u32>((index / 16u) * 2u + index % 2u, (index / 2u) % 8u);
+  }
+  return vec2<u32>(index % 32u, index / 32u);
+}
+
 fn fetch(batch: u32, row0: u32, col0: u32, k0: u32, k_end: u32, index: u32) -> Fetched {
   var f: Fetched;
   if (p.trans_a == 0u) {
@@ -50,8 +60,9 @@ fn fetch(batch: u32, row0: u32, col0: u32, k0: u32, k_end: u32, index: u32) -> F
       f.b = b_at4((batch * p.b_batch_stride + col * p.k + kk) / 4u);
     }
   } else {
-    let kk = k0 + index / 32u;
-    let col = col0 + (index % 32u) * 4u;
+    let at = b_rows_slot(index);
+    let kk = k0 + at.y;
+    let col = col0 + at.x * 4u;
     if (kk < k_end && col < p.n) {
       if (p.b_strips != 0u) {
         f.b = b_strip_at4(kk, col, p.k, p.n);
@@ -80,6 +91,7 @@ fn stage(f: Fetched, index: u32, half: u32) {
       b_tile[half][col / 4u][kq + j][col % 4u] = f.b[j];
     }
   } else {
-    b_tile[half][index % 32u][index / 32u] = f.b;
+    let at = b_rows_slot(index);
+    b_tile[half][at.x][at.y] = f.b;
   }
 }
