@@ -5,7 +5,9 @@
 // Each workgroup (16×16 threads) computes a 64×64 block of C over one k split
 // (lib/gemm_output.wgsl); each thread a 4×4 sub-block held in four vec4 accumulators. k advances
 // in tiles of 16 staged in workgroup memory, loaded so that consecutive threads walk whichever
-// axis is contiguous in memory (coalesced in every layout, column strips among them).
+// axis is contiguous in memory (coalesced in every layout). B in column strips is walked across
+// its columns as a row-major B is (a warp's loads touch four strips, one line each): walked down k,
+// its stores into b_tile would meet in one bank.
 // A triangular product (lib/gemm_triangle.wgsl) walks only the part of its split's k that the
 // block needs. Grid (ceil(n/64), ceil(m/64), batch · nsplit). k_per_split is a multiple of 16.
 //! include "gemm_params.wgsl"
@@ -45,9 +47,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       a_tile[ar * A_STRIDE + ak] = load_a(batch, row0 + ar, k0 + ak, k_range.y);
       var bk = flat / TILE;
       var bc = flat % TILE;
-      // Down k first where that is contiguous: a transposed B, or B in column strips (whose
-      // strip of 16 rows is 256 contiguous bytes of f16).
-      if (p.trans_b != 0u || p.b_strips != 0u) {
+      if (p.trans_b != 0u) {
         bk = flat % TILE_K;
         bc = flat / TILE_K;
       }
