@@ -348,10 +348,11 @@ void report(const BenchCommand& command, const model::Model& model,
     return;
   }
   std::printf(
-      "model: %s, %.1fM params, %zu layers, %zu wide; weights: %s, %.1f MiB; backend: %s; "
+      "model: %s, %.1fM params, %zu layers, %zu wide; weights: %s%s, %.1f MiB; backend: %s; "
       "adapter: %s\n\n",
       name.c_str(), static_cast<double>(c.parameter_count()) / 1e6, c.n_layer, c.n_embd,
       to_string(model.weight_dtype()),
+      model.matrix_layout() == Layout::column_strips ? " in column strips" : "",
       static_cast<double>(model.weight_bytes()) / (1024.0 * 1024.0), command.backend.c_str(),
       adapter.c_str());
   std::printf(

@@ -133,6 +133,13 @@ struct ForwardOutput {
 // CPU.
 DType default_weight_dtype(const gpu::Context* context);
 
+// How a GPU model stores its packed (f16, bf16, q4) matrices: $WGPT_MATRIX_LAYOUT "strips" puts
+// them in column strips (Layout::column_strips), which the decode step's products read in a
+// quarter to an eighth of the cache lines; "rows" or unset keeps them row-major. Rows stay the
+// default until a GPU has measured strips (docs/benchmarks.md, the nineteenth session). Any other
+// value throws wgpt::Error.
+Layout packed_matrix_layout_from_environment();
+
 struct LoadOptions {
   // The weight dtype (see Weights). Without one, a model whose every tensor came from .fzm groups
   // of 64 keeps its q4 blocks on a GPU and every other model takes f32.
@@ -163,6 +170,8 @@ class Model {
   const Config& config() const { return config_; }
   const Weights& weights() const { return weights_; }
   DType weight_dtype() const { return weights_.token_embedding.front().dtype(); }
+  // How the layers' matrices are stored (Layout: column strips only for packed ones on a GPU).
+  Layout matrix_layout() const { return weights_.layers.front().qkv_weight.layout(); }
   // The bytes every weight tensor takes in storage (packed dtypes as packed).
   size_t weight_bytes() const;
   bool on_gpu() const { return context_ != nullptr; }

@@ -1,11 +1,14 @@
 // Building a Model's weights: from checkpoint tensors, from a seed, and back to named host tensors.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <new>
 #include <numbers>
 #include <numeric>
 #include <set>
+#include <string>
+#include <string_view>
 
 #include "model/weight_names.h"
 #include "wgpt/model.h"
@@ -77,15 +80,16 @@ Weights assemble(const Config& config, const std::map<std::string, Source>& sour
                  const std::shared_ptr<gpu::Context>& context) {
   std::map<std::string, io::Shape> shapes;
   for (const auto& [name, shape] : parameter_shapes(config)) shapes[name] = shape;
-  // A layer's packed matrices go to a GPU in column strips, which the decode step's products read
-  // faster (Layout), where their width allows; f32 ones stay row-major, as training, which updates
+  // A layer's packed matrices may go to a GPU in column strips (packed_matrix_layout_from_
+  // environment), where their width allows; f32 ones stay row-major, as training, which updates
   // them, needs.
+  const bool strips = context && is_packed(dtype) &&
+                      packed_matrix_layout_from_environment() == Layout::column_strips;
   auto get = [&](const std::string& name) {
     const bool matrix = is_matrix(name);
     const Shape shape = to_shape(shapes.at(name));
-    const Layout layout = matrix && is_packed(dtype) && fits_column_strips(dtype, shape)
-                              ? Layout::column_strips
-                              : Layout::rows;
+    const Layout layout =
+        matrix && strips && fits_column_strips(dtype, shape) ? Layout::column_strips : Layout::rows;
     return place(sources.at(name), 0, shape, matrix ? dtype : DType::f32, context, layout);
   };
   Weights weights;
@@ -304,6 +308,14 @@ size_t Model::weight_bytes() const {
 
 DType default_weight_dtype(const gpu::Context* context) {
   return context && !context->adapter_info().is_cpu ? DType::f16 : DType::f32;
+}
+
+Layout packed_matrix_layout_from_environment() {
+  const char* value = std::getenv("WGPT_MATRIX_LAYOUT");
+  const std::string_view text = value ? value : "";
+  if (text.empty() || text == "rows") return Layout::rows;
+  if (text == "strips") return Layout::column_strips;
+  throw Error("WGPT_MATRIX_LAYOUT='" + std::string(text) + "' (expected rows or strips)");
 }
 
 std::vector<io::TensorData> Model::to_tensor_data() const {

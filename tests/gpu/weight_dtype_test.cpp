@@ -3,11 +3,13 @@
 //   hidden states and the loss within the bounds below;
 // - q4 weights compute on the GPU what the CPU reference computes from the same q4 values (HF has
 //   no q4 goldens: quantizing is the model's own change);
-// - in every dtype the fused decode path computes what the general forward pass computes.
+// - in every dtype the fused decode path computes what the general forward pass computes;
+// - packed matrices in column strips (Layout) compute what row-major ones compute, bit for bit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "model_golden_checks.h"
 #include "test_support.h"
@@ -102,6 +104,39 @@ TEST(WeightDtypes, TheDecodePathEqualsTheGeneralForwardInEveryDtype) {
     EXPECT_EQ(decoder.greedy(tokens[0], 5),
               std::vector<uint32_t>(tokens.begin() + 1, tokens.end()));
   }
+}
+
+// $WGPT_MATRIX_LAYOUT, set for one scope.
+class MatrixLayoutVariable {
+ public:
+  explicit MatrixLayoutVariable(const char* value) { setenv("WGPT_MATRIX_LAYOUT", value, 1); }
+  ~MatrixLayoutVariable() { unsetenv("WGPT_MATRIX_LAYOUT"); }
+  MatrixLayoutVariable(const MatrixLayoutVariable&) = delete;
+  MatrixLayoutVariable& operator=(const MatrixLayoutVariable&) = delete;
+};
+
+TEST(WeightDtypes, MatricesInColumnStripsComputeWhatRowMajorOnesDo) {
+  for (DType dtype : {DType::f16, DType::bf16, DType::q4}) {
+    SCOPED_TRACE(to_string(dtype));
+    const model::Model rows =
+        model::Model::load(hf_fixture("gpt2-tiny"), gpu_context(), {.weights = dtype});
+    const model::Model strips = [&] {
+      const MatrixLayoutVariable variable("strips");
+      return model::Model::load(hf_fixture("gpt2-tiny"), gpu_context(), {.weights = dtype});
+    }();
+    ASSERT_EQ(rows.matrix_layout(), Layout::rows);
+    ASSERT_EQ(strips.matrix_layout(), Layout::column_strips);
+    // The same products in the same order: the same bits, in the prompt's pass and in decoding.
+    const std::vector<uint32_t> prompt = {3, 1, 4, 1, 5, 9, 2, 6};
+    model::KvCache rows_cache = rows.new_cache(), strips_cache = strips.new_cache();
+    EXPECT_EQ(strips.forward(prompt, strips_cache).logits.to_floats(),
+              rows.forward(prompt, rows_cache).logits.to_floats());
+    model::Decoder rows_decoder(rows, rows_cache), strips_decoder(strips, strips_cache);
+    EXPECT_EQ(strips_decoder.step_logits(7), rows_decoder.step_logits(7));
+    EXPECT_EQ(strips_decoder.greedy(8, 6), rows_decoder.greedy(8, 6));
+  }
+  const MatrixLayoutVariable variable("columns");
+  EXPECT_THROW(model::packed_matrix_layout_from_environment(), Error);
 }
 
 }  // namespace
