@@ -1,6 +1,6 @@
 // Shared by the decode kernels: the step's one row vector times a weight matrix W [K, N] in HF's
 // Conv1D layout, stored as f32, f16, bf16 or q4 and read eight columns at a time
-// (load8_{DTYPE}.wgsl), row-major or in column strips (wgpt::Layout; the model's packed weights).
+// (load8_{DTYPE}.wgsl), row-major or in column strips (wgpt::Layout).
 // N is a multiple of 8.
 //
 // A workgroup of 256 threads covers 8·tx consecutive columns: tx threads across them (eight
@@ -15,8 +15,9 @@
 // 768-wide products): at 12 the kernels ran 1.1–2.6 µs slower on the H200.
 // A warp's 32 threads take 32/tx rows of the same column groups: row-major, each row's 8·tx
 // columns lie in a different cache line; in column strips, consecutive rows of a strip are
-// consecutive, and the warp's loads touch four lines (f16) instead of 16–32, whose one-by-one
-// handling in the multiprocessor's load pipeline had been part of each product's chain.
+// consecutive, and the warp's loads touch four lines (f16) instead of 16–32, which the
+// multiprocessor's load pipeline handles one by one (q4's extra time per product matches a cycle a
+// line on the H200; strips themselves are not yet measured: docs/benchmarks.md).
 // The includer declares `weight: array<weight_word>` and `fn gemv_input(row: u32) -> f32`, the
 // input vector's element `row`: from workgroup memory where the includer staged it (a LayerNorm,
 // the attention merge), or straight from a storage buffer (the MLP's hidden values).
