@@ -107,7 +107,7 @@ std::vector<size_t> strip_positions(DType dtype, size_t k, size_t n, size_t word
   const size_t strips = n / kStripColumns;
   std::vector<size_t> position(words);
   if (dtype != DType::q4) {
-    const size_t unit = words / (k * strips);  // words per strip row
+    const size_t unit = storage_bytes(dtype, kStripColumns) / 4;  // words per strip row
     for (size_t row = 0; row < k; ++row) {
       for (size_t strip = 0; strip < strips; ++strip) {
         for (size_t w = 0; w < unit; ++w) {

@@ -191,18 +191,23 @@ Tensor Tensor::to_gpu(const std::shared_ptr<gpu::Context>& context, Layout layou
 
 namespace {
 
+// The storage bytes of a [k, n] matrix in column strips, row-major.
+std::vector<std::byte> row_major(const std::vector<std::byte>& strips, DType dtype,
+                                 const Shape& shape) {
+  std::vector<uint32_t> words(strips.size() / kElementBytes);
+  std::memcpy(words.data(), strips.data(), words.size() * kElementBytes);
+  words = packing::from_column_strips(words, dtype, shape[0], shape[1]);
+  std::vector<std::byte> rows(strips.size());
+  std::memcpy(rows.data(), words.data(), words.size() * kElementBytes);
+  return rows;
+}
+
 Tensor tensor_from_bytes(const std::vector<std::byte>& bytes, DType dtype, Layout layout,
                          const Shape& shape) {
-  size_t n = bytes.size() / kElementBytes;
   if (layout == Layout::column_strips) {
-    std::vector<uint32_t> strips(n);
-    std::memcpy(strips.data(), bytes.data(), n * kElementBytes);
-    std::vector<uint32_t> words = packing::from_column_strips(strips, dtype, shape[0], shape[1]);
-    if (is_packed(dtype)) return Tensor::from_words(std::move(words), shape, dtype);
-    std::vector<std::byte> rows(bytes.size());
-    std::memcpy(rows.data(), words.data(), rows.size());
-    return tensor_from_bytes(rows, dtype, Layout::rows, shape);
+    return tensor_from_bytes(row_major(bytes, dtype, shape), dtype, Layout::rows, shape);
   }
+  size_t n = bytes.size() / kElementBytes;
   if (is_packed(dtype)) {
     std::vector<uint32_t> words(n);
     std::memcpy(words.data(), bytes.data(), n * kElementBytes);

@@ -119,6 +119,7 @@ TEST(PackedTensor, ColumnStripsNeedWholeStripsOfAMatrix) {
   EXPECT_FALSE(fits_column_strips(DType::f16, {80}));
   EXPECT_THROW(packing::to_column_strips(std::vector<uint32_t>(30), DType::f16, 5, 12), Error);
   EXPECT_THROW(packing::to_column_strips(std::vector<uint32_t>(39), DType::f16, 5, 16), Error);
+  EXPECT_TRUE(packing::to_column_strips({}, DType::f16, 0, 16).empty());  // no rows: no words
 }
 
 }  // namespace
