@@ -303,6 +303,15 @@ void print_csv(const nlohmann::ordered_json& rows) {
   }
 }
 
+// "; kernels replaced: a, b" when the model's context runs kernels from $WGPT_KERNEL_DIR, so that
+// their figures are never taken for the build's.
+std::string replaced_kernels_note(const model::Model& model) {
+  if (!model.on_gpu() || model.context()->replaced_kernels().empty()) return "";
+  std::string note = "; kernels replaced from WGPT_KERNEL_DIR:";
+  for (const std::string& name : model.context()->replaced_kernels()) note += " " + name;
+  return note;
+}
+
 void report(const BenchCommand& command, const model::Model& model,
             const std::vector<Measurement>& results) {
   const model::Config& c = model.config();
@@ -349,12 +358,12 @@ void report(const BenchCommand& command, const model::Model& model,
   }
   std::printf(
       "model: %s, %.1fM params, %zu layers, %zu wide; weights: %s%s, %.1f MiB; backend: %s; "
-      "adapter: %s\n\n",
+      "adapter: %s%s\n\n",
       name.c_str(), static_cast<double>(c.parameter_count()) / 1e6, c.n_layer, c.n_embd,
       to_string(model.weight_dtype()),
       model.matrix_layout() == Layout::column_strips ? " in column strips" : "",
       static_cast<double>(model.weight_bytes()) / (1024.0 * 1024.0), command.backend.c_str(),
-      adapter.c_str());
+      adapter.c_str(), replaced_kernels_note(model).c_str());
   std::printf(
       "| test | t/s | ms/token | total ms | dispatches/tok | submits/tok | buffers/tok | host "
       "µs/tok |\n");

@@ -12,6 +12,7 @@ namespace {
 
 struct InfoOptions {
   std::string adapter;
+  std::string dump_kernels;
 };
 
 // Doubles 1000 numbers and adds an offset on the GPU; true when every result is right.
@@ -38,6 +39,14 @@ bool self_test(gpu::Context& context) {
 std::string mib(uint64_t bytes) { return std::to_string(bytes / (1024 * 1024)) + " MiB"; }
 
 void run_info(const InfoOptions& options) {
+  if (!options.dump_kernels.empty()) {
+    const size_t written = gpu::write_kernel_sources(options.dump_kernels);
+    std::printf(
+        "wrote %zu kernels to %s: with WGPT_KERNEL_DIR=%s, those edited there replace "
+        "the built-in ones\n",
+        written, options.dump_kernels.c_str(), options.dump_kernels.c_str());
+    return;
+  }
   gpu::ContextOptions context_options;
   if (!options.adapter.empty()) context_options.backend = gpu::parse_backend(options.adapter);
   auto context = gpu::Context::create(context_options);
@@ -78,6 +87,13 @@ void run_info(const InfoOptions& options) {
               limits.kernel_checks
                   ? "on (bounds clamped, workgroup memory zeroed; WGPT_KERNEL_CHECKS=0 drops them)"
                   : "off (WGPT_KERNEL_CHECKS=0: no bounds clamped, workgroup memory not zeroed)");
+  const std::vector<std::string>& replaced = context->replaced_kernels();
+  if (!context_options.kernel_directory.empty()) {
+    std::string names;
+    for (const std::string& name : replaced) names += (names.empty() ? "" : ", ") + name;
+    std::printf("kernels:      %zu replaced from %s%s%s\n", replaced.size(),
+                context_options.kernel_directory.c_str(), names.empty() ? "" : ": ", names.c_str());
+  }
   const bool passed = self_test(*context);
   std::printf("self-test:    %s\n", passed ? "passed" : "FAILED (wrong results)");
   if (!passed) throw Error("the self-test kernel computed wrong results on this adapter");
@@ -92,6 +108,12 @@ void add_info_command(CLI::App& app) {
   command->add_option("--adapter", options->adapter,
                       "The WebGPU backend: auto, vulkan, metal, d3d12 or gl (default: "
                       "$WGPT_BACKEND, else auto)");
+  command
+      ->add_option("--dump-kernels", options->dump_kernels,
+                   "Write this build's kernels (includes expanded) to the folder DIR as "
+                   "NAME.wgsl and stop: with WGPT_KERNEL_DIR=DIR every command runs the files "
+                   "there instead of the built-in kernels of the same names")
+      ->type_name("DIR");
   command->callback([options] { run_info(*options); });
 }
 

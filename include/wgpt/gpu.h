@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <span>
@@ -29,6 +30,9 @@ Backend backend_from_environment();
 // them; "1", "on", "true" or unset keep them; any other value throws wgpt::Error.
 bool kernel_checks_from_environment();
 
+// The folder named by $WGPT_KERNEL_DIR, or empty when it is unset.
+std::string kernel_directory_from_environment();
+
 struct ContextOptions {
   Backend backend = backend_from_environment();
   // WebGPU's safety code inside every kernel: each storage access clamped to its buffer, and
@@ -38,7 +42,18 @@ struct ContextOptions {
   // GPT-2 124M 1.7% faster, and gpt2-large 9.6% slower, so the checks stay by default. A browser
   // always keeps them.
   bool kernel_checks = kernel_checks_from_environment();
+  // A folder whose NAME.wgsl files replace this build's kernels of those names in the context
+  // where they differ (Context::replaced_kernels lists those): a kernel edited and measured
+  // without a rebuild, on a machine with a GPU and no compiler. Its files are as
+  // write_kernel_sources writes them: one per variant (matmul_wide_vec4.f16.wgsl), includes
+  // expanded. Empty: the build's kernels. A file that names no kernel of the build fails the
+  // context's creation.
+  std::string kernel_directory = kernel_directory_from_environment();
 };
+
+// Writes every kernel of this build to `directory` (created if missing) as NAME.wgsl, includes
+// expanded: the files ContextOptions::kernel_directory takes. Returns how many it wrote.
+size_t write_kernel_sources(const std::filesystem::path& directory);
 
 struct AdapterInfo {
   std::string vendor;
@@ -250,6 +265,9 @@ class Context {
   // Gives kernel `name` other source in this context, before its first use: for tests that run a
   // variant on an adapter without a feature it needs, the feature emulated.
   void replace_kernel(std::string_view name, std::string source);
+  // The kernels that ContextOptions::kernel_directory replaced (its files that differ from the
+  // build's), by name, in order.
+  const std::vector<std::string>& replaced_kernels() const;
 
   // Submits everything recorded and waits for the GPU to finish it.
   void finish();

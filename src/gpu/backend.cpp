@@ -29,4 +29,9 @@ bool kernel_checks_from_environment() {
               "' (expected 1, on, true, 0, off or false)");
 }
 
+std::string kernel_directory_from_environment() {
+  const char* value = std::getenv("WGPT_KERNEL_DIR");
+  return value ? value : "";
+}
+
 }  // namespace wgpt::gpu

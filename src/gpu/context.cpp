@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "gpu/context_impl.h"
+#include "gpu/kernel_directory.h"
 #include "gpu/kernel_sources.h"
 #include "gpu/kernel_specialization.h"
 #include "gpu/subgroup_layout.h"
@@ -255,6 +256,17 @@ void Context::create_async(ContextOptions options,
                            std::function<void(Result<std::shared_ptr<Context>>)> done) {
   // Shared, not unique: std::function needs a copyable callable.
   auto impl = std::make_shared<std::unique_ptr<Impl>>(std::make_unique<Impl>());
+  if (!options.kernel_directory.empty()) {
+    // Read before the device is asked for, so that a mistake in the folder costs no device.
+    try {
+      for (KernelFile& file : read_kernel_directory(options.kernel_directory)) {
+        (*impl)->replaced_kernels.push_back(file.name);
+        (*impl)->added_kernels.insert_or_assign(std::move(file.name), std::move(file.source));
+      }
+    } catch (const Error& error) {
+      return done(error);
+    }
+  }
   api::ErrorSink* sink = (*impl)->errors.get();
   auto finish = [impl, done = std::move(done)](api::DeviceHandles handles, std::string error) {
     if (!error.empty()) return done(Error(error));
@@ -380,6 +392,10 @@ void Context::replace_kernel(std::string_view name, std::string source) {
                 "' is compiled already: replace it before its use");
   }
   impl_->added_kernels.insert_or_assign(std::string(name), std::move(source));
+}
+
+const std::vector<std::string>& Context::replaced_kernels() const {
+  return impl_->replaced_kernels;
 }
 
 void Context::dispatch(std::string_view name, std::span<const uint32_t> params,

@@ -51,7 +51,8 @@ struct Context::Impl {
   std::optional<bool> subgroups_consecutive;  // once Context::subgroups_consecutive has probed
 
   StringMap<std::string> added_kernels;
-  StringMap<Pipeline> pipelines;  // never erased: prepared dispatches point into it
+  std::vector<std::string> replaced_kernels;  // from ContextOptions::kernel_directory
+  StringMap<Pipeline> pipelines;              // never erased: prepared dispatches point into it
   std::shared_ptr<BufferPool> storage_pool = std::make_shared<BufferPool>();
   std::shared_ptr<BufferPool> staging_pool = std::make_shared<BufferPool>();
   // Uniform blocks keyed by their bytes: the same parameters reuse one buffer.

@@ -7,12 +7,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 
+#include "cpu/io_test_util.h"
 #include "gpu/kernel_sources.h"
 #include "test_support.h"
 #include "wgpt/gpu.h"
@@ -418,6 +422,45 @@ TEST(GpuContext, AReplacedKernelRunsItsNewSourceInItsContext) {
   Buffer out2 = other->create_storage(16);
   twice_plus(*other, in2, out2, 4, 0.5f);
   EXPECT_EQ(to_floats(other->readback(out2, 0, 16)), (std::vector<float>{2.5f, 4.5f, 6.5f, 8.5f}));
+}
+
+// `wgpt info --dump-kernels` writes the build's kernels; a context whose kernel folder holds them
+// runs the one edited there and the built-in source of the rest, and names only the edited one.
+TEST(GpuContext, AKernelFolderReplacesTheKernelsEditedThere) {
+  const test::ScratchDir folder;
+  ASSERT_EQ(write_kernel_sources(folder.path()), embedded_kernels().size());
+  const std::filesystem::path self_test = folder / "self_test.wgsl";
+  std::ifstream original(self_test);
+  std::string source((std::istreambuf_iterator<char>(original)), {});
+  const std::string twice = "input[id.x] * 2.0";
+  ASSERT_NE(source.find(twice), std::string::npos);
+  source.replace(source.find(twice), twice.size(), "input[id.x] * 3.0");
+  std::ofstream(self_test, std::ios::trunc) << source;
+
+  auto context = Context::create({.kernel_directory = folder.path().string()});
+  EXPECT_EQ(context->replaced_kernels(), std::vector<std::string>{"self_test"});
+  Buffer in = upload_floats(*context, {1, 2, 3, 4});
+  Buffer out = context->create_storage(16);
+  twice_plus(*context, in, out, 4, 0.5f);
+  EXPECT_EQ(to_floats(context->readback(out, 0, 16)),
+            (std::vector<float>{3.5f, 6.5f, 9.5f, 12.5f}));
+  EXPECT_TRUE(test::gpu_context()->replaced_kernels().empty());
+}
+
+// A file that names no kernel, or a folder that is not there, fails the context's creation with
+// the name in the message, before a device is asked for.
+TEST(GpuContext, AKernelFolderWithAnUnknownNameIsRefused) {
+  const test::ScratchDir folder;
+  std::ofstream(folder / "no_such_kernel.wgsl") << "// nothing\n";
+  std::ofstream(folder / "notes.txt") << "not a kernel, left alone\n";
+  try {
+    Context::create({.kernel_directory = folder.path().string()});
+    FAIL() << "expected an error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("no_such_kernel.wgsl"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_THROW(Context::create({.kernel_directory = (folder / "missing").string()}), Error);
 }
 
 TEST(GpuContext, EightThreadsCreateAndDestroyContextsConcurrently) {
