@@ -133,11 +133,10 @@ struct ForwardOutput {
 // CPU.
 DType default_weight_dtype(const gpu::Context* context);
 
-// How a GPU model stores its packed (f16, bf16, q4) matrices: $WGPT_MATRIX_LAYOUT "strips" puts
-// them in column strips (Layout::column_strips), which the decode step's products read in a
-// quarter to an eighth of the cache lines; "rows" or unset keeps them row-major. Rows stay the
-// default until a GPU has measured strips (docs/benchmarks.md, the nineteenth session). Any other
-// value throws wgpt::Error.
+// How a GPU model stores its packed (f16, bf16, q4) matrices: in column strips
+// (Layout::column_strips), which the decode step's products read in a quarter to an eighth of the
+// cache lines, unless $WGPT_MATRIX_LAYOUT is "rows" (row-major; "strips" names the default). Any
+// other value throws wgpt::Error.
 Layout packed_matrix_layout_from_environment();
 
 struct LoadOptions {

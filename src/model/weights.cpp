@@ -313,8 +313,8 @@ DType default_weight_dtype(const gpu::Context* context) {
 Layout packed_matrix_layout_from_environment() {
   const char* value = std::getenv("WGPT_MATRIX_LAYOUT");
   const std::string_view text = value ? value : "";
-  if (text.empty() || text == "rows") return Layout::rows;
-  if (text == "strips") return Layout::column_strips;
+  if (text.empty() || text == "strips") return Layout::column_strips;
+  if (text == "rows") return Layout::rows;
   throw Error("WGPT_MATRIX_LAYOUT='" + std::string(text) + "' (expected rows or strips)");
 }
 

@@ -118,10 +118,10 @@ class MatrixLayoutVariable {
 TEST(WeightDtypes, MatricesInColumnStripsComputeWhatRowMajorOnesDo) {
   for (DType dtype : {DType::f16, DType::bf16, DType::q4}) {
     SCOPED_TRACE(to_string(dtype));
-    const model::Model rows =
+    const model::Model strips =
         model::Model::load(hf_fixture("gpt2-tiny"), gpu_context(), {.weights = dtype});
-    const model::Model strips = [&] {
-      const MatrixLayoutVariable variable("strips");
+    const model::Model rows = [&] {
+      const MatrixLayoutVariable variable("rows");
       return model::Model::load(hf_fixture("gpt2-tiny"), gpu_context(), {.weights = dtype});
     }();
     ASSERT_EQ(rows.matrix_layout(), Layout::rows);
