@@ -303,13 +303,15 @@ void print_csv(const nlohmann::ordered_json& rows) {
   }
 }
 
-// "; kernels replaced: a, b" when the model's context runs kernels from $WGPT_KERNEL_DIR, so that
-// their figures are never taken for the build's.
-std::string replaced_kernels_note(const model::Model& model) {
-  if (!model.on_gpu() || model.context()->replaced_kernels().empty()) return "";
-  std::string note = "; kernels replaced from WGPT_KERNEL_DIR:";
-  for (const std::string& name : model.context()->replaced_kernels()) note += " " + name;
-  return note;
+// The kernels the model's context runs from $WGPT_KERNEL_DIR, space-separated (empty: none), so
+// that their figures are never taken for the build's.
+std::string replaced_kernels(const model::Model& model) {
+  std::string names;
+  if (!model.on_gpu()) return names;
+  for (const std::string& name : model.context()->replaced_kernels()) {
+    names += (names.empty() ? "" : " ") + name;
+  }
+  return names;
 }
 
 void report(const BenchCommand& command, const model::Model& model,
@@ -348,6 +350,7 @@ void report(const BenchCommand& command, const model::Model& model,
       out.back()["host_ms_mean"] = m.host_seconds.empty()
                                        ? nlohmann::ordered_json()
                                        : nlohmann::ordered_json(1000.0 * mean(m.host_seconds));
+      out.back()["kernels_replaced"] = replaced_kernels(model);
     }
     if (command.output == "json") {
       std::printf("%s\n", out.dump(2).c_str());
@@ -356,6 +359,9 @@ void report(const BenchCommand& command, const model::Model& model,
     }
     return;
   }
+  const std::string replaced = replaced_kernels(model);
+  const std::string replaced_note =
+      replaced.empty() ? "" : "; kernels replaced from WGPT_KERNEL_DIR: " + replaced;
   std::printf(
       "model: %s, %.1fM params, %zu layers, %zu wide; weights: %s%s, %.1f MiB; backend: %s; "
       "adapter: %s%s\n\n",
@@ -363,7 +369,7 @@ void report(const BenchCommand& command, const model::Model& model,
       to_string(model.weight_dtype()),
       model.matrix_layout() == Layout::column_strips ? " in column strips" : "",
       static_cast<double>(model.weight_bytes()) / (1024.0 * 1024.0), command.backend.c_str(),
-      adapter.c_str(), replaced_kernels_note(model).c_str());
+      adapter.c_str(), replaced_note.c_str());
   std::printf(
       "| test | t/s | ms/token | total ms | dispatches/tok | submits/tok | buffers/tok | host "
       "µs/tok |\n");

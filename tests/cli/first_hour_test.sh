@@ -94,6 +94,23 @@ WGPT_KERNEL_CHECKS=0 "$wgpt" info >"$scratch/info_unchecked" 2>&1 || fail "info 
 grep -q "^checks: *off " "$scratch/info_unchecked" || fail "WGPT_KERNEL_CHECKS=0: $(cat "$scratch/info_unchecked")"
 expect_error "WGPT_KERNEL_CHECKS=maybe" "WGPT_KERNEL_CHECKS='maybe' (expected 1, on, true, 0, off or false)" \
   env WGPT_KERNEL_CHECKS=maybe "$wgpt" info
+# WGPT_KERNEL_DIR: the kernels edited in a folder that `info --dump-kernels` filled replace the
+# built-in ones, and info and bench name them (an edit that breaks the self-test fails info).
+"$wgpt" info --dump-kernels "$scratch/kernels" >/dev/null || fail "info --dump-kernels failed"
+[ -s "$scratch/kernels/matmul_wide_vec4.f16.wgsl" ] || fail "the dump has no matmul_wide_vec4.f16.wgsl"
+sed -i 's/input\[id.x\] \* 2.0/input[id.x] * 3.0/' "$scratch/kernels/self_test.wgsl"
+WGPT_KERNEL_DIR=$scratch/kernels "$wgpt" info >"$scratch/info_edited" 2>&1 &&
+  fail "the edited self-test passed: $(cat "$scratch/info_edited")"
+grep -q "^kernels: *1 replaced from .*: self_test$" "$scratch/info_edited" &&
+  grep -q "^self-test: *FAILED" "$scratch/info_edited" ||
+  fail "info with an edited self_test: $(cat "$scratch/info_edited")"
+WGPT_KERNEL_DIR=$scratch/kernels "$wgpt" bench -m "$char" --backend gpu -p 4 -n 0 -r 1 -o json \
+  >"$scratch/edited.json" 2>/dev/null || fail "bench with a kernel folder failed"
+grep -q '"kernels_replaced": "self_test"' "$scratch/edited.json" ||
+  fail "bench does not name the replaced kernel: $(cat "$scratch/edited.json")"
+touch "$scratch/kernels/no_such_kernel.wgsl"
+expect_error "a kernel folder naming no kernel" "no_such_kernel.wgsl names no kernel of this build" \
+  env WGPT_KERNEL_DIR="$scratch/kernels" "$wgpt" info
 expect_error "unknown adapter" "unknown WebGPU backend 'glide'" "$wgpt" generate -m "$char" -p "a" --adapter glide
 
 # --version: the version, the commit this binary was built from, and the WebGPU library.
