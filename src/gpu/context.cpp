@@ -99,11 +99,9 @@ const Pipeline& Context::Impl::pipeline(std::string_view name) {
   if (auto added = added_kernels.find(name); added != added_kernels.end()) {
     source = added->second;
   } else {
-    const auto& embedded = embedded_kernels();
-    auto found = std::find_if(embedded.begin(), embedded.end(),
-                              [&](const KernelSource& k) { return k.name == name; });
-    if (found == embedded.end()) throw Error("unknown kernel '" + std::string(name) + "'");
-    source = found->wgsl;
+    const KernelSource* embedded = find_embedded_kernel(name);
+    if (!embedded) throw Error("unknown kernel '" + std::string(name) + "'");
+    source = embedded->wgsl;
   }
   source = specialize_kernel(name, source, handles.limits);
   Pipeline entry;
@@ -378,10 +376,7 @@ void Context::Impl::queue_write(WGPUBuffer buffer, size_t buffer_size, size_t of
 }
 
 void Context::add_kernel(std::string_view name, std::string source) {
-  const auto& embedded = embedded_kernels();
-  const bool taken = impl_->added_kernels.contains(name) ||
-                     std::any_of(embedded.begin(), embedded.end(),
-                                 [&](const KernelSource& k) { return k.name == name; });
+  const bool taken = impl_->added_kernels.contains(name) || find_embedded_kernel(name);
   if (taken) throw Error("a kernel named '" + std::string(name) + "' already exists");
   impl_->added_kernels.emplace(name, std::move(source));
 }

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
+#include <iterator>
 #include <system_error>
 
 #include "gpu/kernel_sources.h"
@@ -12,13 +12,6 @@ namespace wgpt::gpu {
 namespace {
 
 constexpr std::string_view kExtension = ".wgsl";
-
-const KernelSource* find_embedded(std::string_view name) {
-  const auto& embedded = embedded_kernels();
-  auto found = std::find_if(embedded.begin(), embedded.end(),
-                            [&](const KernelSource& k) { return k.name == name; });
-  return found == embedded.end() ? nullptr : &*found;
-}
 
 }  // namespace
 
@@ -33,17 +26,18 @@ std::vector<KernelFile> read_kernel_directory(const std::string& directory) {
     const std::filesystem::path& path = entry.path();
     if (path.extension() != kExtension) continue;
     const std::string name = path.stem().string();
-    const KernelSource* embedded = find_embedded(name);
+    const KernelSource* embedded = find_embedded_kernel(name);
     if (!embedded) {
       throw Error(
           "kernel folder '" + directory + "' (WGPT_KERNEL_DIR): " + path.filename().string() +
           " names no kernel of this build (`wgpt info --dump-kernels DIR` writes them all)");
     }
     std::ifstream file(path, std::ios::binary);
-    std::ostringstream text;
-    text << file.rdbuf();
-    if (!file || !text) throw Error("cannot read the kernel file '" + path.string() + "'");
-    std::string source = std::move(text).str();
+    std::string source((std::istreambuf_iterator<char>(file)), {});
+    // An empty file reads as empty (and fails to compile, named), an unreadable one stops here.
+    if (!file.is_open() || file.bad()) {
+      throw Error("cannot read the kernel file '" + path.string() + "'");
+    }
     if (source != embedded->wgsl) files.push_back({name, std::move(source)});
   }
   std::sort(files.begin(), files.end(),

@@ -12,5 +12,7 @@ struct KernelSource {
 };
 
 const std::vector<KernelSource>& embedded_kernels();
+// The embedded kernel named `name`, or nullptr when the build has none of that name.
+const KernelSource* find_embedded_kernel(std::string_view name);
 
 }  // namespace wgpt::gpu
