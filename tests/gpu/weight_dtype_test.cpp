@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
+#include <string>
 
 #include "model_golden_checks.h"
 #include "test_support.h"
@@ -106,20 +108,36 @@ TEST(WeightDtypes, TheDecodePathEqualsTheGeneralForwardInEveryDtype) {
   }
 }
 
-// $WGPT_MATRIX_LAYOUT, set for one scope.
+// $WGPT_MATRIX_LAYOUT, set for one scope, then as it was (so that the tests after this one see
+// the value the process was started with).
 class MatrixLayoutVariable {
  public:
-  explicit MatrixLayoutVariable(const char* value) { setenv("WGPT_MATRIX_LAYOUT", value, 1); }
-  ~MatrixLayoutVariable() { unsetenv("WGPT_MATRIX_LAYOUT"); }
+  explicit MatrixLayoutVariable(const char* value) {
+    if (const char* before = std::getenv(kName)) before_ = before;
+    setenv(kName, value, 1);
+  }
+  ~MatrixLayoutVariable() {
+    if (before_) {
+      setenv(kName, before_->c_str(), 1);
+    } else {
+      unsetenv(kName);
+    }
+  }
   MatrixLayoutVariable(const MatrixLayoutVariable&) = delete;
   MatrixLayoutVariable& operator=(const MatrixLayoutVariable&) = delete;
+
+ private:
+  static constexpr const char* kName = "WGPT_MATRIX_LAYOUT";
+  std::optional<std::string> before_;
 };
 
 TEST(WeightDtypes, MatricesInColumnStripsComputeWhatRowMajorOnesDo) {
   for (DType dtype : {DType::f16, DType::bf16, DType::q4}) {
     SCOPED_TRACE(to_string(dtype));
-    const model::Model strips =
-        model::Model::load(hf_fixture("gpt2-tiny"), gpu_context(), {.weights = dtype});
+    const model::Model strips = [&] {
+      const MatrixLayoutVariable variable("strips");
+      return model::Model::load(hf_fixture("gpt2-tiny"), gpu_context(), {.weights = dtype});
+    }();
     const model::Model rows = [&] {
       const MatrixLayoutVariable variable("rows");
       return model::Model::load(hf_fixture("gpt2-tiny"), gpu_context(), {.weights = dtype});
