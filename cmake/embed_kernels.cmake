@@ -11,8 +11,10 @@
 #   //! variants AXIS VALUE...         the kernel once per value, `{AXIS}` replaced by it (also in
 #                                      includes). The first value keeps the file's name, the others
 #                                      add ".VALUE"; several axes multiply. Known axes: DTYPE
-#                                      (f32 f16 bf16 q4: how a weight operand is stored) and REDUCE
-#                                      (barrier subgroup: how workgroup reductions are done).
+#                                      (f32 f16 bf16 q4: how a weight operand is stored), REDUCE
+#                                      (barrier subgroup: how workgroup reductions are done) and
+#                                      LAYOUT (rows strips: a GEMM's B row-major or in column
+#                                      strips, wgpt::Layout).
 # `enable ...;` lines (from any library) move to the top of the kernel, as WGSL requires.
 string(REPLACE "|" ";" KERNELS "${KERNELS}")
 
@@ -79,6 +81,7 @@ foreach(path ${KERNELS})
   set(combos "|")
   set(by_dtype false)
   set(by_reduction false)
+  set(by_layout false)
   string(REGEX MATCHALL "//! variants [A-Z]+( [a-z0-9]+)+" axes "${source}")
   foreach(axis_line ${axes})
     string(REGEX REPLACE "//! variants ([A-Z]+) .*" "\\1" axis "${axis_line}")
@@ -88,6 +91,8 @@ foreach(path ${KERNELS})
       set(by_dtype true)
     elseif(axis STREQUAL "REDUCE" AND values STREQUAL "barrier;subgroup")
       set(by_reduction true)
+    elseif(axis STREQUAL "LAYOUT" AND values STREQUAL "rows;strips")
+      set(by_layout true)
     else()
       message(FATAL_ERROR "${path}: unknown variant axis '${axis_line}'")
     endif()
@@ -119,6 +124,10 @@ foreach(path ${KERNELS})
     if(NOT by_dtype)
       list(APPEND assignments "DTYPE=f32")
     endif()
+    # Likewise B row-major (lib/gemm_params.wgsl includes b_layout_{LAYOUT}.wgsl for every GEMM).
+    if(NOT by_layout)
+      list(APPEND assignments "LAYOUT=rows")
+    endif()
     expand_includes("${folder}" "${source}" "${assignments}" variant_source)
     if(variant_source MATCHES "//! include \"[^\"]*{[A-Z]+}")
       message(FATAL_ERROR "${path}: an include names a variant axis the kernel does not have")
@@ -148,6 +157,7 @@ foreach(path ${KERNELS})
   string(APPEND header "  static constexpr bool has_params = ${has_params};\n")
   string(APPEND header "  static constexpr bool by_dtype = ${by_dtype};\n")
   string(APPEND header "  static constexpr bool by_reduction = ${by_reduction};\n")
+  string(APPEND header "  static constexpr bool by_layout = ${by_layout};\n")
   string(APPEND header "  struct Params {\n")
   foreach(field ${fields})
     string(REGEX REPLACE "[ \t]*:.*" "" field_name "${field}")

@@ -5,8 +5,10 @@
 // 64x.., split y / row_blocks, rows 4·(y % row_blocks).., batch z. With one split the epilogue
 // (lib/gemm_epilogue.wgsl: scale, bias, GELU, residual) and the column offset are applied here;
 // otherwise raw partial sums go to c = partials [nsplit][batch][m][n] and gemm_reduce finishes.
-// B is stored as f32, f16, bf16 or q4 (the DTYPE variants).
+// B is stored as f32, f16, bf16 or q4 (the DTYPE variants), row-major or in column strips (the
+// LAYOUT variants).
 //! variants DTYPE f32 f16 bf16 q4
+//! variants LAYOUT rows strips
 //! include "gemm_params.wgsl"
 @group(0) @binding(1) var<storage, read> a: array<f32>;
 @group(0) @binding(2) var<storage, read> b: array<b_word>;
@@ -28,7 +30,7 @@ fn load_a(batch: u32, row: u32, kk: u32) -> f32 {
 }
 
 fn load_b(batch: u32, kk: u32, col: u32) -> f32 {
-  if (p.b_strips != 0u) {
+  if (B_STRIPS) {
     return b_strip_at(kk, col, p.k, p.n);
   }
   let base = batch * p.b_batch_stride;

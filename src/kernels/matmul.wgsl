@@ -1,7 +1,8 @@
 // C = scale · op(A) · op(B) + bias, batched, then the epilogue (lib/gemm_epilogue.wgsl): the
-// tiled GEMM for m past the gemv range. B may be stored as f32, f16, bf16 or q4 (the variants:
-// matmul, matmul.f16, ...).
+// tiled GEMM for m past the gemv range. B may be stored as f32, f16, bf16 or q4, row-major or in
+// column strips (the variants: matmul, matmul.f16, matmul.strips, matmul.f16.strips, ...).
 //! variants DTYPE f32 f16 bf16 q4
+//! variants LAYOUT rows strips
 // Each workgroup (16×16 threads) computes a 64×64 block of C over one k split
 // (lib/gemm_output.wgsl); each thread a 4×4 sub-block held in four vec4 accumulators. k advances
 // in tiles of 16 staged in workgroup memory, loaded so that consecutive threads walk whichever

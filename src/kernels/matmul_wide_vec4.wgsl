@@ -3,8 +3,10 @@
 // matmul_wide.wgsl. ops/gemm.cpp takes it only when that axis's length (k, or m for a transposed
 // A, n for an untransposed B) and both batch strides are multiples of 4, so that every vec4 lies
 // inside one row and is aligned. B is stored as f32, f16, bf16 or q4 (the DTYPE variants; a packed
-// B also needs a multiple of 8 elements, its words holding 8).
+// B also needs a multiple of 8 elements, its words holding 8), row-major or in column strips (the
+// LAYOUT variants).
 //! variants DTYPE f32 f16 bf16 q4
+//! variants LAYOUT rows strips
 // A thread stages one vec4 of each operand per tile: along k, 2 threads cover a row's 8 values of
 // the tile; across rows or columns, 32 threads cover one k row. Consecutive threads walk the
 // contiguous axis either way.
@@ -32,7 +34,7 @@ fn triangle_masked(v: vec4<f32>, row: u32, kk: u32, along_rows: bool) -> vec4<f3
 // consecutive threads walk what is contiguous — a row's columns (row-major), or in column strips
 // a strip's 8 columns, then its 8 rows, then the next strip (a warp's loads: two lines of f16).
 fn b_rows_slot(index: u32) -> vec2<u32> {
-  if (p.b_strips != 0u) {
+  if (B_STRIPS) {
     return vec2<u32>((index / 16u) * 2u + index % 2u, (index / 2u) % 8u);
   }
   return vec2<u32>(index % 32u, index / 32u);
@@ -64,7 +66,7 @@ fn fetch(batch: u32, row0: u32, col0: u32, k0: u32, k_end: u32, index: u32) -> F
     let kk = k0 + at.y;
     let col = col0 + at.x * 4u;
     if (kk < k_end && col < p.n) {
-      if (p.b_strips != 0u) {
+      if (B_STRIPS) {
         f.b = b_strip_at4(kk, col, p.k, p.n);
       } else {
         f.b = b_at4((batch * p.b_batch_stride + kk * p.n + col) / 4u);

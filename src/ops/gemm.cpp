@@ -128,8 +128,7 @@ typename Kernel::Params params(std::string_view op, const Gemm& g, const GemmEpi
           .epilogue =
               (epilogue.gelu ? kEpilogueGelu : 0u) | (epilogue.residual ? kEpilogueResidual : 0u),
           .operand_scales = operand_scales,
-          .triangle = triangle_code(g.triangle),
-          .b_strips = g.b_strips ? 1u : 0u};
+          .triangle = triangle_code(g.triangle)};
 }
 
 void require_grid(std::string_view op, const gpu::Context& context, gpu::Workgroups grid) {
@@ -153,7 +152,7 @@ void reduce_splits(std::string_view op, const GemmChoice& choice, const Gemm& g,
       {r[0], r[1], r[2], r[3]}, linear_grid(op, context, g.batch * g.m * g.n));
 }
 
-// Runs `Kernel` (the variant for B's dtype) over `grid`: straight into `out` with one split, else
+// Runs `Kernel` (the variant for B's dtype and layout) over `grid`: straight into `out` with one split, else
 // into partial sums that reduce_splits finishes.
 template <class Kernel>
 void run_product(std::string_view op, const GemmChoice& choice, const Gemm& g, const Tensor& a,
@@ -162,7 +161,7 @@ void run_product(std::string_view op, const GemmChoice& choice, const Gemm& g, c
   auto& context = *a.context();
   require_grid(op, context, grid);
   const auto words = params<Kernel>(op, g, epilogue, choice.splits, choice.k_per_split);
-  const Variant variant{.weights = g.b_dtype};
+  const Variant variant{.weights = g.b_dtype, .b_strips = g.b_strips};
   if (choice.splits == 1) {
     Bindings bound(op, {a, b, epilogue.bias.value_or(a), epilogue.residual.value_or(a)}, {out});
     const auto& r = bound.ranges();

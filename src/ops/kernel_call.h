@@ -17,14 +17,16 @@
 
 namespace wgpt::ops::detail {
 
-// Which variant of a kernel: its weight operand's dtype (f32, f16, bf16, q4) and whether its
-// workgroup reductions use subgroup operations.
+// Which variant of a kernel: its weight operand's dtype (f32, f16, bf16, q4), whether its
+// workgroup reductions use subgroup operations, and whether a GEMM's B is in column strips.
 struct Variant {
   DType weights = DType::f32;
   bool subgroups = false;
+  bool b_strips = false;
 };
 
-// The variant's kernel name: the file's, plus ".f16" / ".bf16" / ".q4" and ".subgroup".
+// The variant's kernel name: the file's, plus ".f16" / ".bf16" / ".q4", ".subgroup" and ".strips"
+// (in the order the kernels declare their axes).
 template <class Kernel>
 std::string kernel_name(const Variant& variant) {
   std::string name(Kernel::name);
@@ -37,6 +39,10 @@ std::string kernel_name(const Variant& variant) {
   if (variant.subgroups) {
     if (!Kernel::by_reduction) fail(Kernel::name, "has no subgroup variant");
     name += ".subgroup";
+  }
+  if (variant.b_strips) {
+    if (!Kernel::by_layout) fail(Kernel::name, "has no variant for b in column strips");
+    name += ".strips";
   }
   return name;
 }

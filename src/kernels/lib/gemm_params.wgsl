@@ -1,5 +1,5 @@
 // Shared by the GEMM kernels (matmul*, gemv, gemm_reduce): the one parameter block ops/gemm.cpp
-// fills for every one of them (the 16 words of its params()).
+// fills for every one of them (its params()).
 struct Params {
   m: u32,
   k: u32,
@@ -21,8 +21,10 @@ struct Params {
   // scale divides them back out.
   operand_scales: u32,
   triangle: u32,  // lib/gemm_triangle.wgsl's TRIANGLE_*, or 0
-  b_strips: u32,  // B (neither transposed nor batched) stored in column strips (wgpt::Layout)
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
+// How B is laid out is a variant (LAYOUT), not a parameter: a branch on a parameter kept both
+// paths' code in every kernel.
+//! include "b_layout_{LAYOUT}.wgsl"
 //! include "gemm_triangle.wgsl"

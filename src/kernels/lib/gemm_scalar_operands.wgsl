@@ -22,7 +22,7 @@ fn load_b(batch: u32, kk: u32, col: u32, k_end: u32) -> f32 {
   if (kk >= k_end || col >= p.n) {
     return 0.0;
   }
-  if (p.b_strips != 0u) {
+  if (B_STRIPS) {
     return b_strip_at(kk, col, p.k, p.n);
   }
   let base = batch * p.b_batch_stride;
