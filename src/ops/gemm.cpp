@@ -152,8 +152,8 @@ void reduce_splits(std::string_view op, const GemmChoice& choice, const Gemm& g,
       {r[0], r[1], r[2], r[3]}, linear_grid(op, context, g.batch * g.m * g.n));
 }
 
-// Runs `Kernel` (the variant for B's dtype and layout) over `grid`: straight into `out` with one split, else
-// into partial sums that reduce_splits finishes.
+// Runs `Kernel` (the variant for B's dtype and layout) over `grid`: straight into `out` with one
+// split, else into partial sums that reduce_splits finishes.
 template <class Kernel>
 void run_product(std::string_view op, const GemmChoice& choice, const Gemm& g, const Tensor& a,
                  const Tensor& b, const GemmEpilogue& epilogue, const Tensor& out,
