@@ -11,6 +11,7 @@
 
 #include "bench_parts.h"
 #include "commands.h"
+#include "joined.h"
 #include "model_options.h"
 #include "option_checks.h"
 #include "progress_line.h"
@@ -306,12 +307,7 @@ void print_csv(const nlohmann::ordered_json& rows) {
 // The kernels the model's context runs from $WGPT_KERNEL_DIR, space-separated (empty: none), so
 // that their figures are never taken for the build's.
 std::string replaced_kernels(const model::Model& model) {
-  std::string names;
-  if (!model.on_gpu()) return names;
-  for (const std::string& name : model.context()->replaced_kernels()) {
-    names += (names.empty() ? "" : " ") + name;
-  }
-  return names;
+  return model.on_gpu() ? joined(model.context()->replaced_kernels()) : "";
 }
 
 void report(const BenchCommand& command, const model::Model& model,
@@ -321,6 +317,7 @@ void report(const BenchCommand& command, const model::Model& model,
                                                    model.context()->adapter_info().backend + ")"
                                              : "CPU reference";
   const std::string name = command.config.empty() ? command.model_dir : command.config;
+  const std::string replaced = replaced_kernels(model);
   if (command.output != "md") {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const Measurement& m : results) {
@@ -350,7 +347,7 @@ void report(const BenchCommand& command, const model::Model& model,
       out.back()["host_ms_mean"] = m.host_seconds.empty()
                                        ? nlohmann::ordered_json()
                                        : nlohmann::ordered_json(1000.0 * mean(m.host_seconds));
-      out.back()["kernels_replaced"] = replaced_kernels(model);
+      out.back()["kernels_replaced"] = replaced;
     }
     if (command.output == "json") {
       std::printf("%s\n", out.dump(2).c_str());
@@ -359,7 +356,6 @@ void report(const BenchCommand& command, const model::Model& model,
     }
     return;
   }
-  const std::string replaced = replaced_kernels(model);
   const std::string replaced_note =
       replaced.empty() ? "" : "; kernels replaced from WGPT_KERNEL_DIR: " + replaced;
   std::printf(

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "joined.h"
 
 namespace wgpt::cli {
 namespace {
@@ -22,12 +23,6 @@ std::vector<std::string> choices_of(const CLI::Option& option) {
     if (!item.empty()) choices.push_back(item);
   }
   return choices;
-}
-
-std::string joined(const std::vector<std::string>& words) {
-  std::string line;
-  for (const std::string& word : words) line += (line.empty() ? "" : " ") + word;
-  return line;
 }
 
 // One `case` per command path ("wgpt", "wgpt data", "wgpt data brown"): its subcommands and

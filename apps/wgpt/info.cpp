@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "joined.h"
 #include "wgpt/gpu.h"
 
 namespace wgpt::cli {
@@ -89,8 +90,7 @@ void run_info(const InfoOptions& options) {
                   : "off (WGPT_KERNEL_CHECKS=0: no bounds clamped, workgroup memory not zeroed)");
   const std::vector<std::string>& replaced = context->replaced_kernels();
   if (!context_options.kernel_directory.empty()) {
-    std::string names;
-    for (const std::string& name : replaced) names += (names.empty() ? "" : ", ") + name;
+    const std::string names = joined(replaced, ", ");
     std::printf("kernels:      %zu replaced from %s%s%s\n", replaced.size(),
                 context_options.kernel_directory.c_str(), names.empty() ? "" : ": ", names.c_str());
   }
