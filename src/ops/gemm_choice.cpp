@@ -34,6 +34,12 @@ constexpr size_t kTensorWideMinBlocks = 132;
 // split at least kMinTiledSplitDepth deep; the 128×128 f32 kernels split as modelled below.
 constexpr size_t kTiledTargetWorkgroups = 264;
 constexpr size_t kMinTiledSplitDepth = 256;
+// The f32 64×64 kernel (matmul.wgsl: a short prompt's products) splits further: timed at 1-24
+// splits on an H200 (pp128, docs/benchmarks.md's eighteenth session), each of GPT-2 124M's four
+// products was fastest at the split this target and floor give (6, 16, 4 and 16 splits; the
+// attention projection's 16 are 48 deep), 15-35% faster than at the general ones (3, 3, 3, 11).
+constexpr size_t kTiledF32TargetWorkgroups = 384;
+constexpr size_t kMinTiledF32SplitDepth = 48;
 
 // How long the 128×128 f32 kernels (matmul_wide*.wgsl) take with k split into s slices, a model
 // fitted to an H200's per-product times (docs/benchmarks.md, "A model of the products' time": 17
@@ -138,12 +144,11 @@ GemmChoice vector_choice(const Gemm& g) {
   return split_k(GemmKernel::vector, g.k, g.k_splits ? g.k_splits : wanted, 1);
 }
 
-// The tiled kernel for `g` with k split until about kTiledTargetWorkgroups are in flight, each
-// split at least `min_depth` deep.
-GemmChoice split_tiled(const Gemm& g, const TiledKernel& kernel, size_t min_depth) {
+// The tiled kernel for `g` with k split until about `target` workgroups are in flight, each split
+// at least `min_depth` deep.
+GemmChoice split_tiled(const Gemm& g, const TiledKernel& kernel, size_t target, size_t min_depth) {
   const size_t max_splits = std::max<size_t>(1, g.k / min_depth);
-  const size_t wanted =
-      std::clamp<size_t>(ceil_div(kTiledTargetWorkgroups, blocks(g, kernel.tile)), 1, max_splits);
+  const size_t wanted = std::clamp<size_t>(ceil_div(target, blocks(g, kernel.tile)), 1, max_splits);
   return split_k(kernel.kernel, g.k, g.k_splits ? g.k_splits : wanted, kernel.k_tile);
 }
 
@@ -193,7 +198,10 @@ GemmChoice tiled_split(const Gemm& g, const gpu::Limits& limits, size_t min_dept
   if (wide_f32(kernel.kernel) && !g.row_invariant && !g.k_splits) {
     return fastest_wide_split(g, kernel, limits);
   }
-  return split_tiled(g, kernel, min_depth);
+  if (kernel.kernel == GemmKernel::tiled && !g.row_invariant) {
+    return split_tiled(g, kernel, kTiledF32TargetWorkgroups, kMinTiledF32SplitDepth);
+  }
+  return split_tiled(g, kernel, kTiledTargetWorkgroups, min_depth);
 }
 
 }  // namespace

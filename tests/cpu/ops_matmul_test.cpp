@@ -374,13 +374,14 @@ TEST(OpsMatmul, RowInvariantProductsChooseAsFor64Rows) {
   // Without it, one row takes the matrix-vector kernel.
   EXPECT_EQ(ops::detail::gemm_kernel({.m = 1, .k = 768, .n = 2304}, f32_device()).kernel,
             ops::detail::GemmKernel::vector);
-  // Their k splits deeper than a plain 64-row product's: GPT-2 124M's attention projection (12
-  // blocks of output) runs in 12 splits of 64, not 3 of 256.
+  // Their k splits as the general target asks, down to 64 deep: GPT-2 124M's attention projection
+  // (12 blocks of output) runs in 12 splits of 64 (a plain 64-row product on the f32 kernel, 16
+  // of 48).
   const ops::detail::GemmChoice projection =
       ops::detail::gemm_kernel({.m = 64, .k = 768, .n = 768, .row_invariant = true}, f32_device());
   EXPECT_EQ(projection.splits, 12u);
   EXPECT_EQ(projection.k_per_split, 64u);
-  EXPECT_EQ(ops::detail::gemm_kernel({.m = 64, .k = 768, .n = 768}, f32_device()).splits, 3u);
+  EXPECT_EQ(ops::detail::gemm_kernel({.m = 64, .k = 768, .n = 768}, f32_device()).splits, 16u);
 }
 
 TEST(OpsMatmul, ForcedSplitsCutKIntoWholeTilesNoneEmpty) {
@@ -437,17 +438,28 @@ TEST(OpsMatmul, ProductsWithFewBlocksSplitK) {
   auto choice = [](ops::detail::Gemm g, const gpu::Limits& limits) {
     return ops::detail::gemm_kernel(g, limits);
   };
-  // pp128's MLP down-projection, 128×3072 · 3072×768: 24 blocks of 64×64 (f32) split 11 ways, 288
-  // (a multiple of the 16-deep k tile) of k each; on the tensor cores, 32-deep tiles.
+  // pp128's MLP down-projection, 128×3072 · 3072×768: 24 blocks of 64×64. The f32 kernel splits
+  // until about 384 workgroups, 16 ways of 192 (a multiple of its 16-deep k tile); the tensor
+  // cores' until about 264, 11 ways of 288 (32-deep tiles).
   auto f32 = choice({.m = 128, .k = 3072, .n = 768}, f32_device());
-  EXPECT_EQ(f32.splits, 11u);
-  EXPECT_EQ(f32.k_per_split, 288u);
+  EXPECT_EQ(f32.splits, 16u);
+  EXPECT_EQ(f32.k_per_split, 192u);
   auto mixed =
       choice({.m = 128, .k = 3072, .n = 768, .precision = ops::Precision::mixed}, tensor_device());
   EXPECT_EQ(mixed.splits, 11u);
   EXPECT_EQ(mixed.k_per_split, 288u);
-  // No split below 256 of k each: pp128's QKV projection (k 768) splits 3 ways, not 4.
-  EXPECT_EQ(choice({.m = 128, .k = 768, .n = 2304}, f32_device()).splits, 3u);
+  // pp128's other products on the f32 kernel: QKV (72 blocks) 6 ways, MLP up (96) 4, and the
+  // attention projection (24) 16 ways of 48, the shallowest split it takes.
+  EXPECT_EQ(choice({.m = 128, .k = 768, .n = 2304}, f32_device()).splits, 6u);
+  EXPECT_EQ(choice({.m = 128, .k = 768, .n = 3072}, f32_device()).splits, 4u);
+  const auto projection = choice({.m = 128, .k = 768, .n = 768}, f32_device());
+  EXPECT_EQ(projection.splits, 16u);
+  EXPECT_EQ(projection.k_per_split, 48u);
+  // The tensor cores' kernels split no shallower than 256: QKV 3 ways, not 4.
+  EXPECT_EQ(
+      choice({.m = 128, .k = 768, .n = 2304, .precision = ops::Precision::mixed}, tensor_device())
+          .splits,
+      3u);
 }
 
 // The 128×128 f32 kernels split k as gemm.cpp's model of their rounds finds fastest.

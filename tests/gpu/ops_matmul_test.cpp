@@ -211,7 +211,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(EpilogueCase{ops::detail::GemmKernel::vector, 1, 1, 3, 20, 50},
                       EpilogueCase{ops::detail::GemmKernel::vector, 21, 1, 3, 700, 50},
                       EpilogueCase{ops::detail::GemmKernel::tiled, 1, 2, 70, 40, 90},
-                      EpilogueCase{ops::detail::GemmKernel::tiled, 2, 1, 70, 700, 90},
+                      EpilogueCase{ops::detail::GemmKernel::tiled, 11, 1, 70, 700, 90},
                       EpilogueCase{ops::detail::GemmKernel::wide_vec4, 7, 32, 100, 520, 100}));
 
 // Triangular products (an attention's causal scores and probabilities) in each f32 tiled kernel,
