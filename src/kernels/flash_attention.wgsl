@@ -10,11 +10,11 @@
 // Assumes head_dim 64.
 //
 // Workgroup (block of 64 query rows, head, sequence): 256 threads, four per row. Keys and values
-// go through workgroup memory in tiles of 32 (16 KiB, WebGPU's default limit), each key row's
-// vec4s rotated by the key's index so that the four keys read at once sit in different banks.
-// The next tile is fetched from global memory into registers before the current one is used, so
-// its latency hides behind the tile's work (a workgroup of this kernel's registers may be the only
-// one on its multiprocessor, with nothing else to run while it waits).
+// go through workgroup memory in tiles of 32 (lib/flash_attention_tiles.wgsl); the next tile is
+// fetched into registers before the current one is used, so its latency hides behind the tile's
+// work (a workgroup of this kernel's registers may be the only one on its multiprocessor, with
+// nothing else to run while it waits). flash_attention_pairs.wgsl is the form for adapters with
+// subgroups, which reads workgroup memory half as often.
 // Thread (row, part) scores keys part, part + 4, .. of each tile against its row (read once into
 // registers, pre-scaled), with its own running maximum, sum and 64 output sums; threads of a
 // subgroup that share a part read the same key (a broadcast). At the end the four parts of a row
@@ -27,108 +27,32 @@
 // and the pass to end ~1.4 longest blocks after its start instead of one, where an H200 holds one
 // of these workgroups per multiprocessor: measured there, 1,024 rows of 12 heads took 186 µs
 // instead of 266.)
-struct Params {
-  t: u32,             // query rows of each sequence
-  n_head: u32,
-  offset: u32,        // keys before a sequence's first query (a cache's earlier positions)
-  scale: f32,
-  key_row: u32,       // vec4s from one key (or value) to the next
-  key_head: u32,      // from one head's keys to the next head's
-  key_sequence: u32,  // from one sequence's keys to the next sequence's
-  key_first: u32,     // where key 0 of head 0 of sequence 0 sits in `keys`
-  value_first: u32,   // where its value sits in `values`
-}
+//! include "flash_attention_tiles.wgsl"
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> qkv: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read> keys: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read> values: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read_write> out: array<vec4<f32>>;
-
-const ROWS: u32 = 64u;
-const KEYS: u32 = 32u;
-const HEAD4: u32 = 16u;    // vec4s per head row
-const PARTS: u32 = 4u;
-const NONE: f32 = -3.0e38;  // a score below every real one
-
-var<workgroup> k_tile: array<vec4<f32>, KEYS * HEAD4>;
-var<workgroup> v_tile: array<vec4<f32>, KEYS * HEAD4>;
-
-// Where vec4 d of key (or merged row) j sits in a tile.
-fn slot(j: u32, d: u32) -> u32 {
-  return j * HEAD4 + ((d + j) % HEAD4);
-}
-
-// This thread's two vec4s of a tile's keys and of its values: vec4s li and li + 256 of the tile
-// (KEYS · HEAD4 = 512), in the order the tile stores them, key by key. Named fields rather than an
-// array, so that they stay in registers on drivers that would spill a dynamically indexed array.
-struct Staged {
-  k0: vec4<f32>,
-  v0: vec4<f32>,
-  k1: vec4<f32>,
-  v1: vec4<f32>,
-}
-
-// Where vec4 e of the tile of keys k0.. sits in `keys` (less key_first) and in `values` (less
-// value_first).
-fn tile_at(head_keys: u32, k0: u32, e: u32) -> u32 {
-  return head_keys + (k0 + e / HEAD4) * p.key_row + e % HEAD4;
-}
-
-// The tile of keys k0.. from global memory, zeros from keys_end on.
-fn fetch_tile(head_keys: u32, k0: u32, keys_end: u32, li: u32) -> Staged {
-  var staged: Staged;
-  if (k0 + li / HEAD4 < keys_end) {
-    let at = tile_at(head_keys, k0, li);
-    staged.k0 = keys[p.key_first + at];
-    staged.v0 = values[p.value_first + at];
-  }
-  if (k0 + (li + 256u) / HEAD4 < keys_end) {
-    let at = tile_at(head_keys, k0, li + 256u);
-    staged.k1 = keys[p.key_first + at];
-    staged.v1 = values[p.value_first + at];
-  }
-  return staged;
-}
-
-// Stores them where slot() puts them in the tiles of workgroup memory.
-fn stage(staged: Staged, li: u32) {
-  let e1 = li + 256u;
-  k_tile[slot(li / HEAD4, li % HEAD4)] = staged.k0;
-  v_tile[slot(li / HEAD4, li % HEAD4)] = staged.v0;
-  k_tile[slot(e1 / HEAD4, e1 % HEAD4)] = staged.k1;
-  v_tile[slot(e1 / HEAD4, e1 % HEAD4)] = staged.v1;
-}
+const KEY_ROTATION: u32 = 1u;  // four consecutive keys read at once: distinct banks
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
         @builtin(local_invocation_index) li: u32) {
-  let head = wid.x;
-  let block = groups.y - 1u - wid.y;
-  let sequence = wid.z;
+  let b = block_of(wid, groups);
+  let i = b.first_row + li / PARTS;  // this thread's query row
+  let packed_row = b.sequence * p.t + i;  // its row of qkv and out
+  let width4 = p.n_head * HEAD4;  // vec4s per row of the attention's output
   let row = li / PARTS;
   let part = li % PARTS;
-  let i = block * ROWS + row;
-  let packed_row = sequence * p.t + i;  // row of qkv and out
-  let width4 = p.n_head * HEAD4;  // vec4s per row of the attention's output
   var q: array<vec4<f32>, HEAD4>;
   if (i < p.t) {
     for (var d = 0u; d < HEAD4; d++) {
-      q[d] = qkv[packed_row * 3u * width4 + head * HEAD4 + d] * p.scale;
+      q[d] = qkv[packed_row * 3u * width4 + b.head * HEAD4 + d] * p.scale;
     }
   }
-  let head_keys = sequence * p.key_sequence + head * p.key_head;
   var o: array<vec4<f32>, HEAD4>;
   var running_max = NONE;
   var running_sum = 0.0;
   let visible = p.offset + i + 1u;  // keys j < visible
-  let keys_end = p.offset + min(block * ROWS + ROWS, p.t);  // what any row of the block sees
-  var staged = fetch_tile(head_keys, 0u, keys_end, li);
-  for (var k0 = 0u; k0 < keys_end; k0 += KEYS) {
-    workgroupBarrier();  // the previous tile is used up
-    stage(staged, li);
-    workgroupBarrier();
-    staged = fetch_tile(head_keys, k0 + KEYS, keys_end, li);  // zeros past the end
+  var staged = fetch_tile(b.head_keys, 0u, b.keys_end, li);
+  for (var k0 = 0u; k0 < b.keys_end; k0 += KEYS) {
+    staged = advance_tile(staged, b, k0, li);
     var scores: array<f32, KEYS / PARTS>;
     var tile_max = NONE;
     for (var c = 0u; c < KEYS / PARTS; c++) {
@@ -200,7 +124,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: 
   }
   if (part == 0u && i < p.t) {
     for (var d = 0u; d < HEAD4; d++) {
-      out[packed_row * width4 + head * HEAD4 + d] = o[d];
+      out[packed_row * width4 + b.head * HEAD4 + d] = o[d];
     }
   }
 }

@@ -1,7 +1,8 @@
 // causal_attention and packed_causal_attention: a prompt's attention in one pass, its keys and
 // values read from a KV cache or from the projection itself. The CPU reference is the definition
-// (the softmax of each row in double); the kernel (flash_attention.wgsl) keeps it online. Both ops
-// describe where the keys sit by the same strides, so one reference and one kernel serve them.
+// (the softmax of each row in double); the kernel (flash_attention.wgsl, or flash_attention_pairs
+// where the adapter's subgroups are 32 consecutive lanes) keeps it online. Both ops describe where
+// the keys sit by the same strides, so one reference and one kernel serve them.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -77,8 +78,10 @@ void attention_gpu(std::string_view op, gpu::Context& context, const Attention& 
   gpu::Workgroups grid{detail::word(op, a.n_head),
                        detail::word(op, (a.t + kKernelRows - 1) / kKernelRows),
                        detail::word(op, a.sequences)};
-  context.dispatch("flash_attention", params,
-                   detail::Bindings(op, {qkv, keys, values}, {out}).ranges(), grid);
+  // The pairs form reads workgroup memory half as often as the other.
+  const char* kernel =
+      context.subgroups_consecutive() ? "flash_attention_pairs" : "flash_attention";
+  context.dispatch(kernel, params, detail::Bindings(op, {qkv, keys, values}, {out}).ranges(), grid);
 }
 
 }  // namespace

@@ -10,11 +10,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <string>
 
-#include "gpu/kernel_sources.h"
+#include "emulated_subgroups.h"
 #include "gpu/subgroup_layout.h"
 #include "gpu/validation_context.h"
 #include "op_parity_harness.h"
@@ -335,42 +333,11 @@ test::ParityCase argmax_case(const DecodeShape& s, const Variant& v) {
 TEST(DecodeOps, ArgmaxChoosesAndEmbedsTheNextToken) { expect_parity(argmax_case); }
 
 // Where the adapter has no subgroups (llvmpipe), the subgroup variants still run: in a context of
-// their own whose kernels hold tests/gpu/subgroup_ops_emulated.wgsl in place of
-// lib/subgroup_ops.wgsl, subgroups laid out as on GPUs (consecutive lanes), which the variants
-// assume, or otherwise (strided, or mixed: some blocks consecutive, some not), which the subgroup
-// layout probe must tell apart. Kernels without subgroup operations are left as they are. (Where
-// the adapter has subgroups, the other tests run the variants for real too.)
-std::string text_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read " + path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-enum class EmulatedLayout : uint32_t { consecutive, strided, mixed };  // the WGSL's LAYOUT
-
-std::shared_ptr<gpu::Context> context_with_emulated_subgroups(EmulatedLayout layout) {
-  const std::string root = WGPT_SOURCE_DIR;
-  std::string library = text_of(root + "/src/kernels/lib/subgroup_ops.wgsl");
-  // The build moves a library's `enable` lines to the kernel's top.
-  const std::string enable = "\nenable subgroups;";
-  library.erase(library.find(enable), enable.size());
-  const std::string emulated =
-      "const LAYOUT: u32 = " + std::to_string(static_cast<uint32_t>(layout)) + "u;\n" +
-      text_of(root + "/tests/gpu/subgroup_ops_emulated.wgsl");
-  auto context = gpu::Context::create();
-  size_t replaced = 0;
-  for (const gpu::KernelSource& kernel : gpu::embedded_kernels()) {
-    std::string source(kernel.wgsl);
-    const size_t at = source.find(library);
-    if (at == std::string::npos) continue;
-    source.replace(at, library.size(), emulated);
-    source.erase(source.find(enable), enable.size());
-    context->replace_kernel(kernel.name, std::move(source));
-    ++replaced;
-  }
-  if (replaced == 0) throw Error("no kernel holds lib/subgroup_ops.wgsl as the build embeds it");
-  return context;
-}
+// their own whose kernels emulate subgroups (emulated_subgroups.h), laid out as on GPUs
+// (consecutive lanes), which the variants assume, or otherwise (strided, or mixed: some blocks
+// consecutive, some not), which the subgroup layout probe must tell apart.
+using test::context_with_emulated_subgroups;
+using test::EmulatedLayout;
 
 TEST(DecodeOps, SubgroupVariantsRunWithEmulatedSubgroups) {
   const auto context = context_with_emulated_subgroups(EmulatedLayout::consecutive);

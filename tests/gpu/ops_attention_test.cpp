@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include "emulated_subgroups.h"
+#include "gpu/kernel_sources.h"
+#include "gpu/validation_context.h"
 #include "ops_parity.h"
 #include "test_support.h"
 #include "wgpt/ops.h"
@@ -10,6 +13,17 @@ namespace wgpt {
 namespace {
 
 constexpr size_t kHeads = 3, kHeadDim = 16, kCtx = 40;
+
+// The contexts a prompt's attention is checked in: the plain one, which takes flash_attention.wgsl
+// (or its pairs form where the adapter has subgroups), and one whose "flash_attention" is
+// flash_attention_pairs.wgsl, its subgroups emulated where the adapter has none (llvmpipe).
+std::vector<std::pair<std::shared_ptr<gpu::Context>, const char*>> attention_contexts() {
+  auto pairs = test::context_with_emulated_subgroups(test::EmulatedLayout::consecutive);
+  pairs->replace_kernel(
+      "flash_attention",
+      *test::with_emulated_subgroups("flash_attention_pairs", test::EmulatedLayout::consecutive));
+  return {{test::gpu_context(), "plain context"}, {pairs, "the pairs form"}};
+}
 
 TEST(GpuHeads, SplitAndMergeMatchCpu) {
   auto context = test::gpu_context();
@@ -73,52 +87,73 @@ TEST(GpuKvCache, LongPrefillUsesTheTiledPath) {
 TEST(GpuCausalAttention, PromptsMatchCpu) {
   // Heads of 64 (the kernel's), a first prompt and one continuing a cache, each ending inside a
   // block of 64 query rows and a tile of 64 keys.
-  auto context = test::gpu_context();
-  const size_t heads = 3, head_dim = 64, ctx = 160, c = heads * head_dim;
-  Tensor cpu_k =
-      Tensor::from_floats(test::random_floats(heads * ctx * head_dim, 1), {heads, ctx, head_dim});
-  Tensor cpu_v =
-      Tensor::from_floats(test::random_floats(heads * ctx * head_dim, 2), {heads, ctx, head_dim});
-  Tensor gpu_k = cpu_k.to_gpu(context);
-  Tensor gpu_v = cpu_v.to_gpu(context);
-  ASSERT_TRUE(ops::causal_attention_supported(gpu_k));
-  size_t offset = 0;
-  uint32_t seed = 3;
-  for (size_t t : {70, 1, 19}) {
-    Tensor qkv = Tensor::from_floats(test::random_floats(t * 3 * c, seed++), {t, 3 * c});
-    ops::kv_store(qkv, cpu_k, cpu_v, offset);
-    ops::kv_store(qkv.to_gpu(context), gpu_k, gpu_v, offset);
-    EXPECT_TRUE(test::all_close(gpu_k, cpu_k, 0.0f, 0.0f)) << offset;
-    EXPECT_TRUE(test::all_close(gpu_v, cpu_v, 0.0f, 0.0f)) << offset;
-    Tensor expected = ops::causal_attention(qkv, cpu_k, cpu_v, offset, 0.125f);
-    Tensor actual = ops::causal_attention(qkv.to_gpu(context), gpu_k, gpu_v, offset, 0.125f);
-    EXPECT_TRUE(test::all_close(actual, expected, 1e-5f, 1e-4f))
-        << "t " << t << " after " << offset;
-    offset += t;
+  for (const auto& [context, name] : attention_contexts()) {
+    SCOPED_TRACE(name);
+    const size_t heads = 3, head_dim = 64, ctx = 160, c = heads * head_dim;
+    Tensor cpu_k =
+        Tensor::from_floats(test::random_floats(heads * ctx * head_dim, 1), {heads, ctx, head_dim});
+    Tensor cpu_v =
+        Tensor::from_floats(test::random_floats(heads * ctx * head_dim, 2), {heads, ctx, head_dim});
+    Tensor gpu_k = cpu_k.to_gpu(context);
+    Tensor gpu_v = cpu_v.to_gpu(context);
+    ASSERT_TRUE(ops::causal_attention_supported(gpu_k));
+    size_t offset = 0;
+    uint32_t seed = 3;
+    for (size_t t : {70, 1, 19}) {
+      Tensor qkv = Tensor::from_floats(test::random_floats(t * 3 * c, seed++), {t, 3 * c});
+      ops::kv_store(qkv, cpu_k, cpu_v, offset);
+      ops::kv_store(qkv.to_gpu(context), gpu_k, gpu_v, offset);
+      EXPECT_TRUE(test::all_close(gpu_k, cpu_k, 0.0f, 0.0f)) << offset;
+      EXPECT_TRUE(test::all_close(gpu_v, cpu_v, 0.0f, 0.0f)) << offset;
+      Tensor expected = ops::causal_attention(qkv, cpu_k, cpu_v, offset, 0.125f);
+      Tensor actual = ops::causal_attention(qkv.to_gpu(context), gpu_k, gpu_v, offset, 0.125f);
+      EXPECT_TRUE(test::all_close(actual, expected, 1e-5f, 1e-4f))
+          << "t " << t << " after " << offset;
+      offset += t;
+    }
+    // Heads of another width take the unfused path.
+    EXPECT_FALSE(ops::causal_attention_supported(Tensor::empty_gpu(context, {2, 8, 16})));
   }
-  // Heads of another width take the unfused path.
-  EXPECT_FALSE(ops::causal_attention_supported(Tensor::empty_gpu(context, {2, 8, 16})));
 }
 
 TEST(GpuPackedCausalAttention, SequencesMatchCpu) {
   // Heads of 64, sequences of 70 rows (a block of 64 query rows and a part of one; keys past a
   // tile of 32), one of a single row, and one sequence alone.
-  auto context = test::gpu_context();
-  const size_t heads = 3, c = heads * 64;
-  uint32_t seed = 11;
-  for (auto [sequences, t] : {std::pair<size_t, size_t>{3, 70}, {4, 1}, {1, 33}}) {
-    Tensor qkv = Tensor::from_floats(test::random_floats(sequences * t * 3 * c, seed++),
-                                     {sequences * t, 3 * c});
-    Tensor expected = ops::packed_causal_attention(qkv, sequences, heads, 0.125f);
-    Tensor actual = ops::packed_causal_attention(qkv.to_gpu(context), sequences, heads, 0.125f);
-    EXPECT_TRUE(test::all_close(actual, expected, 1e-5f, 1e-4f))
-        << sequences << " sequences of " << t;
+  for (const auto& [context, name] : attention_contexts()) {
+    SCOPED_TRACE(name);
+    const size_t heads = 3, c = heads * 64;
+    uint32_t seed = 11;
+    for (auto [sequences, t] : {std::pair<size_t, size_t>{3, 70}, {4, 1}, {1, 33}}) {
+      Tensor qkv = Tensor::from_floats(test::random_floats(sequences * t * 3 * c, seed++),
+                                       {sequences * t, 3 * c});
+      Tensor expected = ops::packed_causal_attention(qkv, sequences, heads, 0.125f);
+      Tensor actual = ops::packed_causal_attention(qkv.to_gpu(context), sequences, heads, 0.125f);
+      EXPECT_TRUE(test::all_close(actual, expected, 1e-5f, 1e-4f))
+          << sequences << " sequences of " << t;
+    }
+    EXPECT_TRUE(ops::packed_causal_attention_supported(context.get(), 64));
+    EXPECT_FALSE(ops::packed_causal_attention_supported(context.get(), 16));
+    EXPECT_TRUE(ops::packed_causal_attention_supported(nullptr, 16));
+    EXPECT_THROW(ops::packed_causal_attention(Tensor::empty_gpu(context, {6, 3 * 32}), 2, 2, 1.0f),
+                 Error);  // heads of 16
   }
-  EXPECT_TRUE(ops::packed_causal_attention_supported(context.get(), 64));
-  EXPECT_FALSE(ops::packed_causal_attention_supported(context.get(), 16));
-  EXPECT_TRUE(ops::packed_causal_attention_supported(nullptr, 16));
-  EXPECT_THROW(ops::packed_causal_attention(Tensor::empty_gpu(context, {6, 3 * 32}), 2, 2, 1.0f),
-               Error);  // heads of 16
+}
+
+// Where the adapter has no subgroups, the pairs form as the build embeds it (real subgroup
+// operations) is still compiled and validated, on Dawn's Null adapter under the plain kernel's
+// name.
+TEST(GpuPackedCausalAttention, TheLanesFormCompilesWithSubgroups) {
+  if (test::gpu_context()->subgroups_consecutive()) {
+    GTEST_SKIP() << "the adapter's subgroups run the pairs form in the tests above";
+  }
+  auto null_device = gpu::create_validation_context({16, 16, 16, 32});
+  null_device->replace_kernel(
+      "flash_attention", std::string(gpu::find_embedded_kernel("flash_attention_pairs")->wgsl));
+  const Tensor qkv = Tensor::from_floats(test::random_floats(2 * 70 * 3 * 128, 5), {140, 384});
+  EXPECT_NO_THROW({
+    ops::packed_causal_attention(qkv.to_gpu(null_device), 2, 2, 0.125f);
+    null_device->finish();
+  });
 }
 
 }  // namespace
