@@ -142,7 +142,7 @@ TEST(GpuPackedCausalAttention, SequencesMatchCpu) {
 // Where the adapter has no subgroups, the pairs form as the build embeds it (real subgroup
 // operations) is still compiled and validated, on Dawn's Null adapter under the plain kernel's
 // name.
-TEST(GpuPackedCausalAttention, TheLanesFormCompilesWithSubgroups) {
+TEST(GpuPackedCausalAttention, ThePairsFormCompilesWithSubgroups) {
   if (test::gpu_context()->subgroups_consecutive()) {
     GTEST_SKIP() << "the adapter's subgroups run the pairs form in the tests above";
   }
