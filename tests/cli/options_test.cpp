@@ -36,7 +36,7 @@ void collect(const CLI::App& app, const std::string& path, std::vector<NumericOp
 // Parses `wgpt COMMAND OPTION=VALUE`; true when the value itself was refused (an error about this
 // option; another option's, such as a required one missing, means the value passed). One app
 // parses every case, as in the command-line fuzzer: CLI11 clears the previous parse first, and
-// building the whole command line anew for each of ~1,300 cases was most of this test's time.
+// building the whole command line anew for each of ~1,000 cases was most of this test's time.
 bool refused(const NumericOption& option, const std::string& value) {
   static test::ParseOnlyApp app;
   std::vector<std::string> args;
