@@ -194,15 +194,19 @@ GemmChoice fastest_wide_split(const Gemm& g, const TiledKernel& kernel, const gp
       ->first;
 }
 
-GemmChoice tiled_split(const Gemm& g, const gpu::Limits& limits, size_t min_depth) {
+// The tiled kernel for `g` and how it splits k: a row-invariant product to the general target,
+// down to kRowInvariantSplitDepth; otherwise the 128×128 f32 kernels as modelled, the f32 64×64
+// kernel to its own target and floor, and the tensor-core kernels to the general ones.
+GemmChoice tiled_split(const Gemm& g, const gpu::Limits& limits) {
   const TiledKernel& kernel = tiled_kernel(tiled_choice(g, limits));
-  if (wide_f32(kernel.kernel) && !g.row_invariant && !g.k_splits) {
-    return fastest_wide_split(g, kernel, limits);
+  if (g.row_invariant) {
+    return split_tiled(g, kernel, kTiledTargetWorkgroups, kRowInvariantSplitDepth);
   }
-  if (kernel.kernel == GemmKernel::tiled && !g.row_invariant) {
+  if (wide_f32(kernel.kernel) && !g.k_splits) return fastest_wide_split(g, kernel, limits);
+  if (kernel.kernel == GemmKernel::tiled) {
     return split_tiled(g, kernel, kTiledF32TargetWorkgroups, kMinTiledF32SplitDepth);
   }
-  return split_tiled(g, kernel, kTiledTargetWorkgroups, min_depth);
+  return split_tiled(g, kernel, kTiledTargetWorkgroups, kMinTiledSplitDepth);
 }
 
 }  // namespace
@@ -226,11 +230,11 @@ GemmChoice gemm_kernel(const Gemm& g, const gpu::Limits& limits) {
     // choice of a fixed m gives every row the same sums whatever the product's m.
     Gemm fixed = g;
     fixed.m = kRowInvariantRows;
-    return tiled_split(fixed, limits, kRowInvariantSplitDepth);
+    return tiled_split(fixed, limits);
   }
   // gemv knows no triangles: a triangular product of few rows takes the 64×64 kernel.
   if (g.m <= kGemvMaxRows && g.triangle == Triangle::none) return vector_choice(g);
-  return tiled_split(g, limits, kMinTiledSplitDepth);
+  return tiled_split(g, limits);
 }
 
 }  // namespace wgpt::ops::detail
