@@ -35,11 +35,11 @@ const KEY_ROTATION: u32 = 1u;  // four consecutive keys read at once: distinct b
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
         @builtin(local_invocation_index) li: u32) {
   let b = block_of(wid, groups);
-  let i = b.first_row + li / PARTS;  // this thread's query row
+  let row = li / PARTS;  // this thread's query row within the block
+  let part = li % PARTS;
+  let i = b.first_row + row;  // and within its sequence
   let packed_row = b.sequence * p.t + i;  // its row of qkv and out
   let width4 = p.n_head * HEAD4;  // vec4s per row of the attention's output
-  let row = li / PARTS;
-  let part = li % PARTS;
   var q: array<vec4<f32>, HEAD4>;
   if (i < p.t) {
     for (var d = 0u; d < HEAD4; d++) {
