@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "test_support.h"
+
 namespace wgpt::test {
 namespace {
 
@@ -24,11 +26,6 @@ void expect_close(std::span<const float> actual, std::span<const float> expected
   EXPECT_LE(worst, tolerance) << what << ": max |diff| " << worst << " at element " << worst_at
                               << " (got " << actual[worst_at] << ", want " << expected[worst_at]
                               << ")";
-}
-
-uint32_t argmax(std::span<const float> row) {
-  // First maximum on ties, as HF's greedy search.
-  return static_cast<uint32_t>(std::max_element(row.begin(), row.end()) - row.begin());
 }
 
 std::vector<uint32_t> to_ids(const io::TensorData& tensor) {
@@ -83,7 +80,7 @@ void expect_matches_golden(const model::Model& model, const std::filesystem::pat
   std::vector<uint32_t> generated;
   std::vector<float> last(logits.end() - static_cast<ptrdiff_t>(vocab), logits.end());
   for (size_t step = 0; step < expected_ids.size(); ++step) {
-    const uint32_t next = argmax(last);
+    const uint32_t next = test::argmax(last);
     generated.push_back(next);
     sequence.push_back(next);
     if (step + 1 < expected_ids.size()) {
@@ -112,7 +109,7 @@ void expect_cache_matches_recompute(const model::Model& model, size_t prompt_len
     const std::vector<float> full =
         model.forward(sequence, fresh, {.all_logits = false}).logits.to_floats();
     expect_close(cached, full, 1e-4f, "step " + std::to_string(step) + " logits");
-    const uint32_t next = argmax(cached);
+    const uint32_t next = test::argmax(cached);
     sequence.push_back(next);
     cached = model.forward(std::span(&next, 1), cache, {.all_logits = false}).logits.to_floats();
   }

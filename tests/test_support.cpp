@@ -1,5 +1,6 @@
 #include "test_support.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 
@@ -57,6 +58,10 @@ std::vector<float> random_floats(size_t n, uint32_t seed, float lo, float hi) {
   std::vector<float> values(n);
   for (auto& v : values) v = dist(engine);
   return values;
+}
+
+uint32_t argmax(std::span<const float> row) {
+  return static_cast<uint32_t>(std::max_element(row.begin(), row.end()) - row.begin());
 }
 
 }  // namespace wgpt::test

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,5 +42,8 @@ class Environment {
 
 // n floats uniformly in [lo, hi), reproducible from seed.
 std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f);
+
+// The index of the largest value, the first of equal ones (as HF's greedy search picks).
+uint32_t argmax(std::span<const float> row);
 
 }  // namespace wgpt::test

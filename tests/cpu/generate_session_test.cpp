@@ -12,8 +12,8 @@ namespace {
 
 using test::session_fixture;
 
-struct Fixture {
-  explicit Fixture(const char* name)
+struct SessionFixture {
+  explicit SessionFixture(const char* name)
       : model(model::Model::load(session_fixture(name))),
         tokenizer(tokenizer::load_tokenizer(session_fixture(name))) {}
   model::Model model;
@@ -23,7 +23,7 @@ struct Fixture {
 TEST(GenerateSession, APrefillInPiecesIsBitForBitOnePrefill) {
   for (const char* name : {"char-tiny", "gpt2-tiny"}) {
     SCOPED_TRACE(name);
-    const Fixture f(name);
+    const SessionFixture f(name);
     const std::vector<uint32_t> ids = f.tokenizer->encode("ROMEO:\nWhat say you, JULIET?\nNo");
     model::KvCache whole = f.model.new_cache();
     const std::vector<float> expected = f.model.forward(ids, whole).logits.to_floats();
@@ -41,7 +41,7 @@ TEST(GenerateSession, APrefillInPiecesIsBitForBitOnePrefill) {
 TEST(GenerateSession, TurnsGenerateWhatOneRunFromTheWholeContextGives) {
   const std::vector<std::string> texts = {"ROMEO:\n", "\nJULIET:\n", "\nNURSE: good\n"};
   for (const char* name : {"char-tiny", "gpt2-tiny"}) {
-    const Fixture f(name);
+    const SessionFixture f(name);
     for (const SamplingOptions& sampling :
          {SamplingOptions{.greedy = true}, SamplingOptions{.top_k = 10, .seed = 3},
           SamplingOptions{.temperature = 0.9f, .repeat_penalty = 1.3f, .seed = 4}}) {
@@ -54,7 +54,7 @@ TEST(GenerateSession, TurnsGenerateWhatOneRunFromTheWholeContextGives) {
 }
 
 TEST(GenerateSession, PastTheContextTheShiftKeepsTheNewestHalf) {
-  const Fixture f("char-tiny");
+  const SessionFixture f("char-tiny");
   for (const SamplingOptions& sampling :
        {SamplingOptions{.greedy = true}, SamplingOptions{.top_k = 10, .seed = 3}}) {
     const test::SessionShifts shifts = test::expect_turns_equal_whole_runs(
@@ -65,7 +65,7 @@ TEST(GenerateSession, PastTheContextTheShiftKeepsTheNewestHalf) {
 }
 
 TEST(GenerateSession, AShiftBeforeATurnKeepsAllOfALongTurn) {
-  const Fixture f("char-tiny");
+  const SessionFixture f("char-tiny");
   const size_t n_ctx = f.model.config().n_ctx;
   Session session(f.model, *f.tokenizer, test::session_options(4, {.greedy = true}));
   session.continue_with(f.tokenizer->encode("ROMEO:\nHe jests at scars that never\n"));
@@ -82,7 +82,7 @@ TEST(GenerateSession, AShiftBeforeATurnKeepsAllOfALongTurn) {
 }
 
 TEST(GenerateSession, ARefusedTurnChangesNothing) {
-  const Fixture f("char-tiny");
+  const SessionFixture f("char-tiny");
   const size_t n_ctx = f.model.config().n_ctx;
   GenerateOptions options = test::session_options(20, {.greedy = true});
   options.context_shift = false;
@@ -116,7 +116,7 @@ TEST(GenerateSession, ARefusedTurnChangesNothing) {
 }
 
 TEST(GenerateSession, AfterATurnThatFailedTheNextReadsTheWholeContext) {
-  const Fixture f("char-tiny");
+  const SessionFixture f("char-tiny");
   const GenerateOptions options = test::session_options(12, {.greedy = true});
   Session session(f.model, *f.tokenizer, options);
   size_t pieces = 0;
@@ -139,7 +139,7 @@ TEST(GenerateSession, AfterATurnThatFailedTheNextReadsTheWholeContext) {
 // where a run of whitespace spans two turns ("\n" then "\n\n" is three "\n" tokens; together,
 // "\n\n" and "\n").
 TEST(GenerateSession, EachTurnIsEncodedOnItsOwn) {
-  const Fixture f("gpt2-tiny");
+  const SessionFixture f("gpt2-tiny");
   Session session(f.model, *f.tokenizer, test::session_options(0, {.greedy = true}));
   const std::vector<std::string> texts = {"ROMEO: the end\n", "  indented\n", "\n\nJULIET: and\n"};
   std::vector<uint32_t> turn_by_turn;

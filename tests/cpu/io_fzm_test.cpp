@@ -153,7 +153,7 @@ TEST(Fzm, WriterRejectsWhatQ4CannotHold) {
                Error);
 }
 
-void expect_error(const std::vector<uint8_t>& bytes, const std::string& fragment) {
+void expect_fzm_error(const std::vector<uint8_t>& bytes, const std::string& fragment) {
   try {
     load_fzm(bytes, "case.fzm");
     FAIL() << "no error; expected one mentioning: " << fragment;
@@ -176,19 +176,19 @@ TEST(Fzm, ReaderNamesWhatIsWrong) {
   ASSERT_NO_THROW(load_fzm(good));
   // Offsets in `good`: count at 4; name length 8, name 10, ndim 11, dim 12, group size 16,
   // group count 20, groups from 24.
-  expect_error({'G', 'G', 'U', 'F', 0, 0, 0, 0}, "FZM1");
-  expect_error(std::vector<uint8_t>(good.begin(), good.end() - 1), "codes");
-  expect_error(with_u32(good, 4, 2), "tensor #1");
-  expect_error(with_u32(good, 16, 0), "group size 0");
-  expect_error(with_u32(good, 20, 1), "needs 2");
-  expect_error(with_u32(good, 12, 0xffffffffu), "needs 67108864");
+  expect_fzm_error({'G', 'G', 'U', 'F', 0, 0, 0, 0}, "FZM1");
+  expect_fzm_error(std::vector<uint8_t>(good.begin(), good.end() - 1), "codes");
+  expect_fzm_error(with_u32(good, 4, 2), "tensor #1");
+  expect_fzm_error(with_u32(good, 16, 0), "group size 0");
+  expect_fzm_error(with_u32(good, 20, 1), "needs 2");
+  expect_fzm_error(with_u32(good, 12, 0xffffffffu), "needs 67108864");
   auto trailing = good;
   trailing.push_back(0);
-  expect_error(trailing, "1 bytes follow");
+  expect_fzm_error(trailing, "1 bytes follow");
   auto twice = good;
   twice[4] = 2;
   twice.insert(twice.end(), good.begin() + 8, good.end());
-  expect_error(twice, "two tensors");
+  expect_fzm_error(twice, "two tensors");
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ GgufMetadata sample_metadata() {
   return metadata;
 }
 
-std::vector<TensorData> sample_tensors() {
+std::vector<TensorData> sample_gguf_tensors() {
   return {
       TensorData::from_floats("plain", {3, 5}, test::random_floats(15, 1)),
       TensorData::from_floats("half", {7}, test::random_floats(7, 2), DType::f16),
@@ -79,7 +79,7 @@ TEST(IoGguf, MetadataRoundTripsEveryKind) {
 }
 
 TEST(IoGguf, TensorsRoundTripInEveryStoredType) {
-  const auto tensors = sample_tensors();
+  const auto tensors = sample_gguf_tensors();
   const GgufFile file = load_gguf(gguf_bytes(sample_metadata(), tensors));
   ASSERT_EQ(file.tensors().size(), tensors.size());
   for (size_t t = 0; t < tensors.size(); ++t) {
@@ -193,7 +193,7 @@ TEST(IoGguf, WriterRefusesWhatGgufCannotHold) {
 }
 
 TEST(IoGguf, ReaderRefusesBadHeaders) {
-  const auto good = gguf_bytes(sample_metadata(), sample_tensors());
+  const auto good = gguf_bytes(sample_metadata(), sample_gguf_tensors());
   auto bad_version = good;
   bad_version[4] = 1;
   EXPECT_THROW(load_gguf(bad_version), Error);
@@ -254,7 +254,7 @@ void decode_all(const GgufFile& file, double& checksum) {
 }
 
 TEST(IoGguf, TruncatedAtEveryLengthIsAnError) {
-  const auto bytes = gguf_bytes(sample_metadata(), sample_tensors());
+  const auto bytes = gguf_bytes(sample_metadata(), sample_gguf_tensors());
   ASSERT_NO_THROW(load_gguf(bytes));
   for (size_t length = 0; length < bytes.size(); ++length) {
     // Only the padding after the last tensor may go without the file becoming unreadable.
@@ -269,7 +269,7 @@ TEST(IoGguf, TruncatedAtEveryLengthIsAnError) {
 }
 
 TEST(IoGguf, FlippedBytesLoadOrThrow) {
-  const auto bytes = gguf_bytes(sample_metadata(), sample_tensors());
+  const auto bytes = gguf_bytes(sample_metadata(), sample_gguf_tensors());
   std::mt19937 engine(7);
   std::uniform_int_distribution<size_t> position(0, bytes.size() - 1);
   std::uniform_int_distribution<int> value(0, 255);
@@ -292,12 +292,12 @@ TEST(IoGguf, FlippedBytesLoadOrThrow) {
 
 TEST(IoGguf, LoadTensorsReadsGgufByContent) {
   test::ScratchDir dir;
-  save_gguf(dir / "model.bin", {}, sample_tensors());
+  save_gguf(dir / "model.bin", {}, sample_gguf_tensors());
   const auto bytes = test::read_bytes(dir / "model.bin");
   EXPECT_EQ(detect_format(bytes), Format::gguf);
   const TensorFile file = load_tensors(dir / "model.bin");
-  ASSERT_EQ(file.tensors.size(), sample_tensors().size());
-  EXPECT_EQ(file.at("plain").floats()[4], sample_tensors()[0].floats()[4]);
+  ASSERT_EQ(file.tensors.size(), sample_gguf_tensors().size());
+  EXPECT_EQ(file.at("plain").floats()[4], sample_gguf_tensors()[0].floats()[4]);
   EXPECT_TRUE(file.at("plain").is_view());  // F32 maps without a copy
 }
 

@@ -179,7 +179,7 @@ std::vector<uint8_t> raw_file(const std::string& header, size_t data_bytes) {
   return bytes;
 }
 
-void expect_error(const std::vector<uint8_t>& bytes, const std::string& fragment) {
+void expect_safetensors_error(const std::vector<uint8_t>& bytes, const std::string& fragment) {
   try {
     load_safetensors(bytes, "case.safetensors");
     FAIL() << "no error; expected one mentioning: " << fragment;
@@ -195,23 +195,26 @@ TEST(Safetensors, ReaderNamesWhatIsWrong) {
     return R"({"dtype":")" + dtype + R"(","shape":)" + shape + R"(,"data_offsets":[)" +
            std::to_string(begin) + "," + std::to_string(end) + "]}";
   };
-  expect_error({1, 2, 3}, "header length");
-  expect_error(raw_file("{", 0), "not valid JSON");
-  expect_error(raw_file("[]", 0), "not a JSON object");
-  expect_error(raw_file(R"({"a":)" + tensor("F64", "[1]", 0, 8) + "}", 8), "F64");
-  expect_error(raw_file(R"({"a":)" + tensor("F32", "[-1]", 0, 4) + "}", 4), "non-negative");
-  expect_error(raw_file(R"({"a":)" + tensor("F32", "[2]", 0, 4) + "}", 4), "do not hold");
-  expect_error(raw_file(R"({"a":)" + tensor("F32", "[1]", 4, 0) + "}", 4), "end before begin");
-  expect_error(raw_file(R"({"a":)" + tensor("F32", "[1]", 0, 4) + "}", 2), "truncated");
-  expect_error(raw_file(R"({"a":)" + tensor("F32", "[1]", 0, 4) + "}", 8), "holds 8");
-  expect_error(raw_file(R"({"a":)" + tensor("F32", "[1]", 0, 4) + R"(,"b":)" +
-                            tensor("F32", "[1]", 0, 4) + "}",
-                        8),
-               "overlap");
-  expect_error(raw_file(R"({"a":)" + tensor("F32", "[1]", 4, 8) + "}", 8), "gap");
-  expect_error(raw_file(R"({"a":{"dtype":"F32","shape":[1]}})", 4), "data_offsets");
-  expect_error(raw_file(R"({"__metadata__":{"k":1}})", 0), "not a string");
-  expect_error(
+  expect_safetensors_error({1, 2, 3}, "header length");
+  expect_safetensors_error(raw_file("{", 0), "not valid JSON");
+  expect_safetensors_error(raw_file("[]", 0), "not a JSON object");
+  expect_safetensors_error(raw_file(R"({"a":)" + tensor("F64", "[1]", 0, 8) + "}", 8), "F64");
+  expect_safetensors_error(raw_file(R"({"a":)" + tensor("F32", "[-1]", 0, 4) + "}", 4),
+                           "non-negative");
+  expect_safetensors_error(raw_file(R"({"a":)" + tensor("F32", "[2]", 0, 4) + "}", 4),
+                           "do not hold");
+  expect_safetensors_error(raw_file(R"({"a":)" + tensor("F32", "[1]", 4, 0) + "}", 4),
+                           "end before begin");
+  expect_safetensors_error(raw_file(R"({"a":)" + tensor("F32", "[1]", 0, 4) + "}", 2), "truncated");
+  expect_safetensors_error(raw_file(R"({"a":)" + tensor("F32", "[1]", 0, 4) + "}", 8), "holds 8");
+  expect_safetensors_error(raw_file(R"({"a":)" + tensor("F32", "[1]", 0, 4) + R"(,"b":)" +
+                                        tensor("F32", "[1]", 0, 4) + "}",
+                                    8),
+                           "overlap");
+  expect_safetensors_error(raw_file(R"({"a":)" + tensor("F32", "[1]", 4, 8) + "}", 8), "gap");
+  expect_safetensors_error(raw_file(R"({"a":{"dtype":"F32","shape":[1]}})", 4), "data_offsets");
+  expect_safetensors_error(raw_file(R"({"__metadata__":{"k":1}})", 0), "not a string");
+  expect_safetensors_error(
       raw_file(R"({"a":)" + tensor("F32", "[4294967296,4294967296,4294967296]", 0, 4) + "}", 4),
       "too large");
 }

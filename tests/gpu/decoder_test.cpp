@@ -13,10 +13,6 @@
 namespace wgpt::model {
 namespace {
 
-uint32_t argmax(const std::vector<float>& row) {
-  return static_cast<uint32_t>(std::max_element(row.begin(), row.end()) - row.begin());
-}
-
 float max_difference(const std::vector<float>& a, const std::vector<float>& b) {
   float worst = 0;
   for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::fabs(a[i] - b[i]));
@@ -37,7 +33,8 @@ struct Prefilled {
         prompt(golden_ids(name, "input_ids")),
         expected(golden_ids(name, "greedy_ids")),
         cache(model.new_cache()),
-        first(argmax(model.forward(prompt, cache, {.all_logits = false}).logits.to_floats())) {}
+        first(
+            test::argmax(model.forward(prompt, cache, {.all_logits = false}).logits.to_floats())) {}
   Model model;
   std::vector<uint32_t> prompt, expected;
   KvCache cache;
@@ -54,7 +51,7 @@ void expect_decoder_equals_forward(const Model& model, const std::vector<uint32_
       model.forward(prompt, reference, {.all_logits = false}).logits.to_floats();
   Decoder decoder(model, fast, tuning);
   for (int step = 0; step < 6; ++step) {
-    const uint32_t token = argmax(expected);
+    const uint32_t token = test::argmax(expected);
     const std::vector<float> logits = decoder.step_logits(token);
     expected =
         model.forward(std::span(&token, 1), reference, {.all_logits = false}).logits.to_floats();
@@ -63,7 +60,7 @@ void expect_decoder_equals_forward(const Model& model, const std::vector<uint32_
     EXPECT_EQ(fast.length(), reference.length());
   }
   // The general path continues the cache the decoder wrote.
-  const uint32_t token = argmax(expected);
+  const uint32_t token = test::argmax(expected);
   const auto general =
       model.forward(std::span(&token, 1), fast, {.all_logits = false}).logits.to_floats();
   expected =
@@ -93,7 +90,8 @@ TEST_P(DecoderParity, GreedyIdsEqualHfTransformers) {
   const std::vector<uint32_t> prompt = golden_ids(GetParam(), "input_ids");
   const std::vector<uint32_t> expected = golden_ids(GetParam(), "greedy_ids");
   KvCache cache = model.new_cache();
-  uint32_t next = argmax(model.forward(prompt, cache, {.all_logits = false}).logits.to_floats());
+  uint32_t next =
+      test::argmax(model.forward(prompt, cache, {.all_logits = false}).logits.to_floats());
   Decoder decoder(model, cache);
   std::vector<uint32_t> generated = {next};
   while (generated.size() < expected.size()) generated.push_back(next = decoder.step_greedy(next));
@@ -128,7 +126,7 @@ TEST_P(DecoderParity, TracedStepsEqualTheGeneralProbe) {
   const Config& c = model.config();
   for (int step = 0; step < 4; ++step) {
     SCOPED_TRACE("step " + std::to_string(step));
-    const uint32_t token = argmax(expected.logits);
+    const uint32_t token = test::argmax(expected.logits);
     const StepTrace traced = decoder.step_traced(token, 5);
     expected = trace_step(model, std::span(&token, 1), reference, {.top_n = 5});
     EXPECT_EQ(traced.kv_len, expected.kv_len);
@@ -160,7 +158,7 @@ TEST_P(DecoderParity, GreedyTracedGivesGreedyTokensWithTheirTraces) {
   const std::vector<uint32_t> rest = decoder.greedy_traced(
       f.first, f.expected.size() - 1, 3, [&](uint32_t token, const StepTrace& trace) {
         EXPECT_EQ(trace.kv_len, ++kv_len);
-        EXPECT_EQ(argmax(trace.logits), token);  // the GPU's choice is the logits' argmax
+        EXPECT_EQ(test::argmax(trace.logits), token);  // the GPU's choice is the logits' argmax
         EXPECT_EQ(trace.top.at(0).id, token);
         // Each head's attention row is a distribution over the kv_len keys.
         const Capture& last =
@@ -200,7 +198,7 @@ TEST(Decoder, WideModelsAndLongContextsEqualTheGeneralForward) {
     Decoder decoder(model, fast, {.layout = layout});
     for (int step = 0; step < 3; ++step) {
       SCOPED_TRACE("step " + std::to_string(step));
-      const uint32_t token = argmax(expected.logits);
+      const uint32_t token = test::argmax(expected.logits);
       const StepTrace traced = decoder.step_traced(token, 0);
       expected = trace_step(model, std::span(&token, 1), reference, {});
       EXPECT_LE(max_difference(traced.logits, expected.logits), 1e-4f);

@@ -4,6 +4,7 @@
 #include <optional>
 #include <ostream>
 
+#include "gemm_test_support.h"
 #include "ops/gemm.h"
 #include "ops_parity.h"
 #include "test_support.h"
@@ -11,6 +12,8 @@
 
 namespace wgpt {
 namespace {
+
+using test::kTiled;
 
 struct Case {
   size_t a_batch, b_batch;  // 0: unbatched
@@ -22,9 +25,6 @@ struct Case {
 Shape operand_shape(size_t batch, size_t rows, size_t cols) {
   return batch ? Shape{batch, rows, cols} : Shape{rows, cols};
 }
-
-// f32 sums of k products in [-1, 1], against the CPU's double sums.
-float tolerance(size_t k) { return 2e-6f * std::sqrt(static_cast<float>(k)) + 1e-6f; }
 
 class GpuMatmul : public ::testing::TestWithParam<Case> {};
 
@@ -46,7 +46,7 @@ TEST_P(GpuMatmul, MatchesCpu) {
   }
   Tensor expected = ops::matmul(a, b, cpu);
   Tensor actual = ops::matmul(a.to_gpu(context), b.to_gpu(context), gpu);
-  EXPECT_TRUE(test::all_close(actual, expected, tolerance(c.k), 1e-5f));
+  EXPECT_TRUE(test::all_close(actual, expected, test::gemm_tolerance(c.k), 1e-5f));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -123,7 +123,7 @@ TEST_P(GpuMatmulWide, MatchesCpu) {
   if (bias) gpu_bias = bias->to_gpu(context);
   ops::detail::gemm("test", geometry, a.to_gpu(context), b.to_gpu(context), {.bias = gpu_bias},
                     actual);
-  EXPECT_TRUE(test::all_close(actual, expected, tolerance(c.k), 1e-5f));
+  EXPECT_TRUE(test::all_close(actual, expected, test::gemm_tolerance(c.k), 1e-5f));
 }
 
 constexpr auto kScalar = ops::detail::GemmKernel::wide;
@@ -202,7 +202,8 @@ TEST_P(GpuMatmulEpilogue, MatchesCpu) {
     ops::detail::gemm(
         "test", geometry, a.to_gpu(context), b.to_gpu(context),
         {.bias = bias.to_gpu(context), .gelu = gelu, .residual = residual.to_gpu(context)}, actual);
-    EXPECT_TRUE(test::all_close(actual, expected, tolerance(c.k), 1e-5f)) << "gelu " << gelu;
+    EXPECT_TRUE(test::all_close(actual, expected, test::gemm_tolerance(c.k), 1e-5f))
+        << "gelu " << gelu;
   }
 }
 
@@ -264,10 +265,9 @@ TEST_P(GpuMatmulTriangle, MatchesCpu) {
   // Filled first, so that an entry the kernel leaves unwritten shows.
   Tensor actual = Tensor::from_floats(test::random_floats(out_size, 3), {out_size}).to_gpu(context);
   ops::detail::gemm("test", geometry, a.to_gpu(context), b.to_gpu(context), {}, actual);
-  EXPECT_TRUE(test::all_close(actual, expected, tolerance(k), 1e-5f));
+  EXPECT_TRUE(test::all_close(actual, expected, test::gemm_tolerance(k), 1e-5f));
 }
 
-constexpr auto kTiled = ops::detail::GemmKernel::tiled;
 constexpr auto kLowerOutput = ops::Triangle::lower_output;
 constexpr auto kLowerA = ops::Triangle::lower_a;
 constexpr auto kUpperA = ops::Triangle::upper_a;
@@ -311,7 +311,7 @@ TEST(GpuMatmulSplits, ForcedSplitsMatchCpu) {
       const std::string named = std::to_string(splits) + " splits)";
       EXPECT_EQ(kernel.find(named) != std::string::npos, splits > 1) << kernel;
       const Tensor actual = ops::matmul(a.to_gpu(context), b.to_gpu(context), options);
-      EXPECT_TRUE(test::all_close(actual, expected, tolerance(700), 1e-5f))
+      EXPECT_TRUE(test::all_close(actual, expected, test::gemm_tolerance(700), 1e-5f))
           << m << " rows, " << splits << " splits";
     }
   }
@@ -329,8 +329,8 @@ TEST(GpuMatmulChunks, TransposedChunksMatchCpu) {
   for (size_t m : {1, 20}) {
     Tensor x = Tensor::from_floats(test::random_floats(m * k, 2), {m, k});
     Tensor gpu = ops::matmul_transposed_chunks(x.to_gpu(context), gpu_chunks);
-    EXPECT_TRUE(
-        test::all_close(gpu, ops::matmul(x, table, {.transpose_b = true}), tolerance(k), 1e-5f))
+    EXPECT_TRUE(test::all_close(gpu, ops::matmul(x, table, {.transpose_b = true}),
+                                test::gemm_tolerance(k), 1e-5f))
         << "m = " << m;
   }
 }
@@ -349,7 +349,7 @@ TEST(GpuMatmulRowInvariant, ARowIsTheSameAloneAndAmongOthers) {
   Tensor all = ops::matmul(x.to_gpu(context), w.to_gpu(context), gpu_options);
   Tensor one = ops::matmul(x.rows(2, 1).to_gpu(context), w.to_gpu(context), gpu_options);
   EXPECT_TRUE(test::all_close(one, all.rows(2, 1), 0.0f, 0.0f));
-  EXPECT_TRUE(test::all_close(all, ops::matmul(x, w, options), tolerance(k), 1e-5f));
+  EXPECT_TRUE(test::all_close(all, ops::matmul(x, w, options), test::gemm_tolerance(k), 1e-5f));
   Tensor table = Tensor::from_floats(test::random_floats(n * k, 6), {n, k});
   const std::vector<Tensor> chunks = {table.rows(0, 100).to_gpu(context),
                                       table.rows(100, 31).to_gpu(context)};
@@ -364,7 +364,8 @@ TEST(GpuMatmulViews, MisalignedViewIsCopiedBeforeBinding) {
   Tensor all = Tensor::from_floats(test::random_floats(19 * 3, 1), {19, 3});
   Tensor b = Tensor::from_floats(test::random_floats(3 * 5, 2), {3, 5});
   Tensor gpu = ops::matmul(all.to_gpu(context).rows(1, 18), b.to_gpu(context));
-  EXPECT_TRUE(test::all_close(gpu, ops::matmul(all.rows(1, 18), b), tolerance(3), 1e-5f));
+  EXPECT_TRUE(
+      test::all_close(gpu, ops::matmul(all.rows(1, 18), b), test::gemm_tolerance(3), 1e-5f));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <optional>
 #include <ostream>
 
+#include "gemm_test_support.h"
 #include "ops/gemm.h"
 #include "ops_parity.h"
 #include "test_support.h"
@@ -15,8 +16,10 @@
 namespace wgpt {
 namespace {
 
-// The GPU sums in f32 what the CPU sums in double (the widened values are the same).
-float tolerance(size_t k) { return 2e-6f * std::sqrt(static_cast<float>(k)) + 1e-6f; }
+using test::kTiled;
+using test::kVector;
+using test::kWide;
+using test::kWideVec4;
 
 struct PackedCase {
   DType dtype;
@@ -57,13 +60,8 @@ TEST_P(PackedWeights, EveryGemmKernelReadsThemAsTheReferenceDoes) {
   Tensor actual = Tensor::empty_gpu(context, {c.batch * c.m * c.n});
   ops::detail::gemm("test", geometry, a.to_gpu(context), b.to_gpu(context, c.layout),
                     {.bias = bias.to_gpu(context)}, actual);
-  EXPECT_TRUE(test::all_close(actual, expected, tolerance(c.k), 1e-5f));
+  EXPECT_TRUE(test::all_close(actual, expected, test::gemm_tolerance(c.k), 1e-5f));
 }
-
-constexpr auto kVector = ops::detail::GemmKernel::vector;
-constexpr auto kTiled = ops::detail::GemmKernel::tiled;
-constexpr auto kWide = ops::detail::GemmKernel::wide;
-constexpr auto kWideVec4 = ops::detail::GemmKernel::wide_vec4;
 
 std::vector<PackedCase> cases() {
   std::vector<PackedCase> all;
@@ -113,7 +111,8 @@ TEST(PackedWeights, EmbeddingAndTheLmHeadOverAPackedTokenTable) {
     for (size_t m : {1, 20}) {
       Tensor x = Tensor::from_floats(test::random_floats(m * width, 3), {m, width});
       EXPECT_TRUE(test::all_close(ops::matmul_transposed_chunks(x.to_gpu(context), gpu),
-                                  ops::matmul_transposed_chunks(x, cpu), tolerance(width), 1e-5f))
+                                  ops::matmul_transposed_chunks(x, cpu),
+                                  test::gemm_tolerance(width), 1e-5f))
           << "m = " << m;
     }
   }
@@ -125,7 +124,7 @@ TEST(PackedWeights, AMisalignedViewIsCopiedWordForWord) {
   Tensor b = Tensor::from_floats(test::random_floats(60, 1), {10, 6}, DType::f16);
   Tensor a = Tensor::from_floats(test::random_floats(8 * 5, 2), {5, 8});
   Tensor gpu = ops::matmul(a.to_gpu(context), b.to_gpu(context).rows(2, 8));
-  EXPECT_TRUE(test::all_close(gpu, ops::matmul(a, b.rows(2, 8)), tolerance(8), 1e-5f));
+  EXPECT_TRUE(test::all_close(gpu, ops::matmul(a, b.rows(2, 8)), test::gemm_tolerance(8), 1e-5f));
 }
 
 }  // namespace

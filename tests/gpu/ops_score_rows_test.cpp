@@ -13,7 +13,7 @@
 namespace wgpt {
 namespace {
 
-struct Case {
+struct ScoreRowsCase {
   size_t rows, vocab, k;
   float levels;  // > 0: logits rounded to that many values per unit, so the cut falls in ties
 };
@@ -34,10 +34,10 @@ std::vector<std::vector<std::pair<uint32_t, float>>> sorted_top(const Tensor& to
   return out;
 }
 
-class GpuScoreRows : public ::testing::TestWithParam<Case> {};
+class GpuScoreRows : public ::testing::TestWithParam<ScoreRowsCase> {};
 
 TEST_P(GpuScoreRows, MatchesCpu) {
-  const Case& c = GetParam();
+  const ScoreRowsCase& c = GetParam();
   std::vector<float> values = test::random_floats(c.rows * c.vocab, 3, -6.0f, 6.0f);
   if (c.levels > 0) {
     for (float& x : values) x = std::round(x * c.levels) / c.levels;
@@ -58,13 +58,13 @@ TEST_P(GpuScoreRows, MatchesCpu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, GpuScoreRows,
-                         ::testing::Values(Case{3, 1, 1, 0},        // a vocabulary of one
-                                           Case{5, 300, 0, 0},      // statistics only
-                                           Case{5, 300, 5, 0},      // the usual top 5
-                                           Case{4, 5003, 40, 0},    // odd width, many bins
-                                           Case{4, 5003, 5003, 0},  // the whole row
-                                           Case{6, 2001, 37, 2},    // the cut inside ties
-                                           Case{3, 700, 1, 1}));    // top 1 among ties
+                         ::testing::Values(ScoreRowsCase{3, 1, 1, 0},        // a vocabulary of one
+                                           ScoreRowsCase{5, 300, 0, 0},      // statistics only
+                                           ScoreRowsCase{5, 300, 5, 0},      // the usual top 5
+                                           ScoreRowsCase{4, 5003, 40, 0},    // odd width, many bins
+                                           ScoreRowsCase{4, 5003, 5003, 0},  // the whole row
+                                           ScoreRowsCase{6, 2001, 37, 2},    // the cut inside ties
+                                           ScoreRowsCase{3, 700, 1, 1}));    // top 1 among ties
 
 TEST(GpuScoreRows, RejectsBadArguments) {
   const Tensor logits = Tensor::from_floats(std::vector<float>(6, 0.0f), {2, 3});

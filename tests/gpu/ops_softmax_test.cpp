@@ -9,15 +9,15 @@
 namespace wgpt {
 namespace {
 
-struct Case {
+struct SoftmaxCase {
   Shape shape;  // [..., q_len, kv_len]
   size_t offset;
 };
 
-class GpuCausalSoftmax : public ::testing::TestWithParam<Case> {};
+class GpuCausalSoftmax : public ::testing::TestWithParam<SoftmaxCase> {};
 
 TEST_P(GpuCausalSoftmax, MatchesCpuWithExactZeros) {
-  const Case& c = GetParam();
+  const SoftmaxCase& c = GetParam();
   auto context = test::gpu_context();
   Tensor x = Tensor::from_floats(test::random_floats(numel(c.shape), 1, -8.0f, 8.0f), c.shape);
   Tensor gpu = ops::causal_softmax(x.to_gpu(context), c.offset);
@@ -33,12 +33,12 @@ TEST_P(GpuCausalSoftmax, MatchesCpuWithExactZeros) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, GpuCausalSoftmax,
-    ::testing::Values(Case{{1, 1}, 0},         // one query, one key
-                      Case{{12, 7, 7}, 0},     // no cache
-                      Case{{3, 1, 300}, 299},  // decode: one query sees the whole cache
-                      Case{{2, 5, 257}, 252},  // prefill after a cache of 252
-                      Case{{2, 4, 600}, 3},    // keys past offset + q_len stay masked
-                      Case{{70000, 3}, 1}));   // rows fold past the grid limit
+    ::testing::Values(SoftmaxCase{{1, 1}, 0},         // one query, one key
+                      SoftmaxCase{{12, 7, 7}, 0},     // no cache
+                      SoftmaxCase{{3, 1, 300}, 299},  // decode: one query sees the whole cache
+                      SoftmaxCase{{2, 5, 257}, 252},  // prefill after a cache of 252
+                      SoftmaxCase{{2, 4, 600}, 3},    // keys past offset + q_len stay masked
+                      SoftmaxCase{{70000, 3}, 1}));   // rows fold past the grid limit
 
 TEST(GpuSoftmax, UnmaskedMatchesCpuAndSumsToOne) {
   auto context = test::gpu_context();

@@ -58,10 +58,6 @@ float max_difference(const std::vector<float>& a, const std::vector<float>& b) {
   return worst;
 }
 
-uint32_t argmax(const std::vector<float>& row) {
-  return static_cast<uint32_t>(std::max_element(row.begin(), row.end()) - row.begin());
-}
-
 TEST(Q4Weights, TheGpuComputesWhatTheReferenceComputesFromTheSameBlocks) {
   for (const char* fixture : {"char-tiny", "gpt2-tiny"}) {
     SCOPED_TRACE(fixture);
@@ -94,7 +90,7 @@ TEST(WeightDtypes, TheDecodePathEqualsTheGeneralForwardInEveryDtype) {
     model::Decoder decoder(model, fast);
     std::vector<uint32_t> tokens;  // the general path's greedy tokens
     for (int step = 0; step < 6; ++step) {
-      tokens.push_back(argmax(expected));
+      tokens.push_back(test::argmax(expected));
       const std::vector<float> logits = decoder.step_logits(tokens.back());
       expected = model.forward(std::span(&tokens.back(), 1), reference, {.all_logits = false})
                      .logits.to_floats();
