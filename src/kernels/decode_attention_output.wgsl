@@ -34,7 +34,6 @@ const REDUCE_THREADS: u32 = 256u;
 @group(0) @binding(7) var<storage, read_write> x: array<vec4<f32>>;
 
 //! include "reduce_{REDUCE}.wgsl"
-//! include "load8_{DTYPE}.wgsl" for weight
 //! include "decode_stage.wgsl"
 //! include "decode_gemv.wgsl"
 //! include "decode_gemv_residual.wgsl"

@@ -24,7 +24,6 @@ const REDUCE_THREADS: u32 = 256u;
 @group(0) @binding(7) var<storage, read_write> warm_sink: array<u32>;
 
 //! include "reduce_{REDUCE}.wgsl"
-//! include "load8_{DTYPE}.wgsl" for weight
 //! include "decode_stage.wgsl"
 //! include "decode_layernorm.wgsl"
 //! include "decode_gemv.wgsl"

@@ -28,7 +28,6 @@ const REDUCE_THREADS: u32 = 256u;
 @group(0) @binding(8) var<storage, read_write> v_cache: array<f32>;
 
 //! include "reduce_{REDUCE}.wgsl"
-//! include "load8_{DTYPE}.wgsl" for weight
 //! include "decode_stage.wgsl"
 //! include "decode_layernorm.wgsl"
 //! include "decode_gemv.wgsl"

@@ -76,6 +76,23 @@ void require_weight(std::string_view role, const Tensor& t, size_t rows, size_t 
               "] weight matrix (a multiple of 8 wide), got " + t.describe());
 }
 
+// A product's weight matrix (lib/decode_gemv.wgsl): q4's are read four rows at a time
+// (lib/decode_rows_q4.wgsl).
+void require_product_weight(const Tensor& t, size_t rows, size_t cols) {
+  require_weight("weight", t, rows, cols);
+  require(t.dtype() != DType::q4 || rows % 4 == 0,
+          "a q4 weight matrix needs a multiple of 4 rows, got " + t.describe());
+}
+
+// A product's weights as its kernel binds them: q4's words are read as vec4<u32>s
+// (lib/decode_rows_q4.wgsl), so the range reaches on to a multiple of 16 bytes, which a GPU
+// tensor's buffer always holds (Tensor::to_gpu pads q4 storage).
+gpu::BufferRange product_weights(const Tensor& weight) {
+  gpu::BufferRange range = weight.range();
+  if (weight.dtype() == DType::q4) range.size = (range.size + 15) / 16 * 16;
+  return range;
+}
+
 // A weight matrix's layout as the products' parameter (lib/decode_gemv.wgsl).
 uint32_t in_strips(const Tensor& weight) { return weight.layout() == Layout::column_strips; }
 
@@ -151,7 +168,7 @@ Bound qkv(const Qkv& a, const Options& options) {
   require_vector("q", a.q, width);
   require_vector("ln", a.ln, 2 * width);
   require_vector("bias", a.bias, 3 * width);
-  require_weight("weight", a.weight, width, 3 * width);
+  require_product_weight(a.weight, width, 3 * width);
   gpu::Context* context =
       context_of({&a.step, &a.x, &a.ln, &a.weight, &a.bias, &a.q, &a.k_cache, &a.v_cache});
   if (!context) return bind_cpu([a] { reference::qkv(a); });
@@ -166,8 +183,8 @@ Bound qkv(const Qkv& a, const Options& options) {
        .n_ctx = u32(a.k_cache.dim(1)),
        .eps = a.eps,
        .strips = in_strips(a.weight)},
-      {a.step.range(), a.x.range(), a.ln.range(), a.weight.range(), a.bias.range(), a.q.range(),
-       a.k_cache.range(), a.v_cache.range()},
+      {a.step.range(), a.x.range(), a.ln.range(), product_weights(a.weight), a.bias.range(),
+       a.q.range(), a.k_cache.range(), a.v_cache.range()},
       product_groups(n8, tx));
 }
 
@@ -210,7 +227,7 @@ Bound attention_output(const AttentionOutput& a, const Options& options) {
           "partials, scores and patterns disagree on n_head, n_ctx or the layer");
   require_vector("x", a.x, width);
   require_vector("bias", a.bias, width);
-  require_weight("weight", a.weight, width, width);
+  require_product_weight(a.weight, width, width);
   gpu::Context* context =
       context_of({&a.step, &a.partials, &a.scores, &a.weight, &a.bias, &a.patterns, &a.x});
   if (!context) return bind_cpu([a] { reference::attention_output(a); });
@@ -227,8 +244,8 @@ Bound attention_output(const AttentionOutput& a, const Options& options) {
        .layer = u32(a.layer),
        .n_head = u32(n_head),
        .strips = in_strips(a.weight)},
-      {a.step.range(), a.partials.range(), a.scores.range(), a.weight.range(), a.bias.range(),
-       a.patterns.range(), a.x.range()},
+      {a.step.range(), a.partials.range(), a.scores.range(), product_weights(a.weight),
+       a.bias.range(), a.patterns.range(), a.x.range()},
       product_groups(n8, tx));
 }
 
@@ -237,7 +254,7 @@ Bound mlp_up(const MlpUp& a, const Options& options, const Warm& warm) {
   require_vector("ln", a.ln, 2 * width);
   require_vector("bias", a.bias, hidden);
   require_vector("h", a.h, hidden);
-  require_weight("weight", a.weight, width, hidden);
+  require_product_weight(a.weight, width, hidden);
   require(width <= 2048, "widths past 2048 are not supported");
   gpu::Context* context = context_of({&a.x, &a.ln, &a.weight, &a.bias, &a.h});
   if (!context) return bind_cpu([a] { reference::mlp_up(a); });
@@ -247,15 +264,15 @@ Bound mlp_up(const MlpUp& a, const Options& options, const Warm& warm) {
   return prepared<kernels::decode_mlp_up>(
       *context, variant(a.weight, options),
       {.k = u32(width), .n8 = u32(n8), .tx = tx, .eps = a.eps, .strips = in_strips(a.weight)},
-      {a.x.range(), a.ln.range(), a.weight.range(), a.bias.range(), a.h.range(), w.weights.range(),
-       w.sink.range()},
+      {a.x.range(), a.ln.range(), product_weights(a.weight), a.bias.range(), a.h.range(),
+       w.weights.range(), w.sink.range()},
       product_groups(n8, tx, w.workgroups));
 }
 
 Bound mlp_down(const MlpDown& a, const Options& options, const Warm& warm) {
   const size_t width = a.x.numel(), hidden = a.h.numel();
   require_vector("bias", a.bias, width);
-  require_weight("weight", a.weight, hidden, width);
+  require_product_weight(a.weight, hidden, width);
   gpu::Context* context = context_of({&a.h, &a.weight, &a.bias, &a.x});
   if (!context) return bind_cpu([a] { reference::mlp_down(a); });
   const size_t n8 = width / 8;
@@ -264,7 +281,7 @@ Bound mlp_down(const MlpDown& a, const Options& options, const Warm& warm) {
   return prepared<kernels::decode_mlp_down>(
       *context, variant(a.weight, options),
       {.k = u32(hidden), .n8 = u32(n8), .tx = tx, .strips = in_strips(a.weight)},
-      {a.h.range(), a.weight.range(), a.bias.range(), a.x.range(), w.weights.range(),
+      {a.h.range(), product_weights(a.weight), a.bias.range(), a.x.range(), w.weights.range(),
        w.sink.range()},
       product_groups(n8, tx, w.workgroups));
 }

@@ -19,6 +19,14 @@ void require(bool condition, const Message& message) {
   if (!condition) throw Error("Tensor: " + std::string(message()));
 }
 
+// A GPU tensor's buffer: q4's padded to a multiple of 16 bytes, because the decode products read
+// q4's words four u32s at a time, past a matrix's end where its count of words is not a multiple
+// of four (lib/decode_rows_q4.wgsl).
+size_t gpu_storage_bytes(DType dtype, size_t count) {
+  const size_t bytes = storage_bytes(dtype, count);
+  return dtype == DType::q4 ? (bytes + 15) / 16 * 16 : bytes;
+}
+
 }  // namespace
 
 Tensor::Tensor() : shape_{0}, host_f32_(std::make_shared<std::vector<float>>()) {}
@@ -88,7 +96,7 @@ Tensor Tensor::empty_gpu(std::shared_ptr<gpu::Context> context, Shape shape, DTy
   t.dtype_ = dtype;
   // A zero-element tensor still gets a (minimal) buffer, so every GPU tensor has storage.
   t.buffer_ =
-      context->create_storage(std::max<size_t>(4, storage_bytes(dtype, wgpt::numel(shape))));
+      context->create_storage(std::max<size_t>(4, gpu_storage_bytes(dtype, wgpt::numel(shape))));
   t.shape_ = std::move(shape);
   t.context_ = std::move(context);
   return t;
@@ -184,7 +192,14 @@ Tensor Tensor::to_gpu(const std::shared_ptr<gpu::Context>& context, Layout layou
   if (bytes == 0) {
     t.buffer_ = context->create_storage(kElementBytes);
   } else {
-    t.buffer_ = context->upload(std::span(static_cast<const std::byte*>(first), bytes));
+    std::span<const std::byte> data(static_cast<const std::byte*>(first), bytes);
+    std::vector<std::byte> padded;
+    if (const size_t size = gpu_storage_bytes(dtype_, numel()); size > bytes) {
+      padded.assign(data.begin(), data.end());
+      padded.resize(size);
+      data = padded;
+    }
+    t.buffer_ = context->upload(data);
   }
   return t;
 }

@@ -395,6 +395,13 @@ TEST(DecodeOps, RefuseShapesTheKernelsCannotTake) {
   // A weight matrix whose width is not a multiple of 8.
   EXPECT_THROW(mlp_down({floats({12}), weights(12, 3, DType::f32), floats({3}), floats({3})}, {}),
                Error);
+  // q4 weights whose rows are not a multiple of 4: the products read q4 four rows at a time.
+  try {
+    mlp_down({floats({10}), weights(10, 64, DType::q4), floats({64}), floats({64})}, {});
+    ADD_FAILURE() << "a q4 matrix of 10 rows was taken";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("multiple of 4 rows"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 // N is a multiple of 8.
 //
 // A workgroup of 256 threads covers 8·tx consecutive columns: tx threads across them (eight
-// columns each) by 256/tx slices down K, slice s taking rows s, s + slices, ...; the slices then
+// columns each) by 256/tx slices down K, slice s taking units s, s + slices, ... (a unit is a row,
+// or q4's four: decode_rows_{DTYPE}.wgsl); the slices then
 // meet in slices_sum8 (reduce_*.wgsl), both halves of the eight columns in one meeting. A step
 // reads each weight once, and a product is so small that its time is the chain of dependent
 // latencies, not its bytes (measured on the H200: 96 workgroups doing nothing but start, load and
@@ -19,13 +20,18 @@
 // multiprocessor's load pipeline handles one by one (q4's extra time per product matches a cycle a
 // line on the H200; on an H100 strips decoded GPT-2 124M 4.6% faster in f16, 5.3% in q4:
 // docs/benchmarks.md, the twentieth session). A GPU model's matrices are in strips by default.
-// The includer declares `weight: array<weight_word>` and `fn gemv_input(row: u32) -> f32`, the
-// input vector's element `row`: from workgroup memory where the includer staged it (a LayerNorm,
-// the attention merge), or straight from a storage buffer (the MLP's hidden values).
+// The includer declares `weight: array<weight_word>` (the word of decode_rows_{DTYPE}.wgsl) and
+// `fn gemv_input(row: u32) -> f32`, the input vector's element `row`: from workgroup memory where
+// the includer staged it (a LayerNorm, the attention merge), or straight from a storage buffer
+// (the MLP's hidden values).
+
+//! include "decode_rows_{DTYPE}.wgsl"
 
 const BATCH: u32 = 8u;
+// A unit of k is UNIT_ROWS rows (decode_rows_{DTYPE}.wgsl: one, or q4's four), read together.
+const BATCH_UNITS: u32 = BATCH / UNIT_ROWS;
 
-var<private> ahead: array<mat2x4<f32>, BATCH>;
+var<private> ahead: array<weight_unit, BATCH_UNITS>;
 
 // This thread's column group (eight columns) and slice.
 struct GemvRole {
@@ -45,10 +51,11 @@ fn gemv_role(group: u32, tx: u32) -> GemvRole {
 
 // Loads the weights of this thread's first BATCH rows into `ahead`.
 fn gemv_prefetch(role: GemvRole, k: u32, n8: u32, strips: bool) {
-  for (var j = 0u; j < BATCH; j++) {
-    let row = role.slice + j * role.slices;
-    if (role.column8 < n8 && row < k) {
-      ahead[j] = weight_matrix_at8(row, role.column8, k, n8, strips);
+  let units = k / UNIT_ROWS;
+  for (var j = 0u; j < BATCH_UNITS; j++) {
+    let unit = role.slice + j * role.slices;
+    if (role.column8 < n8 && unit < units) {
+      ahead[j] = weight_unit_at(unit, role.column8, k, n8, strips);
     }
   }
 }
@@ -58,24 +65,25 @@ fn gemv_prefetch(role: GemvRole, k: u32, n8: u32, strips: bool) {
 fn gemv_columns(role: GemvRole, k: u32, n8: u32, tx: u32, strips: bool) -> mat2x4<f32> {
   var sum = mat2x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0));
   let in_range = role.column8 < n8;
-  for (var j = 0u; j < BATCH; j++) {
-    let row = role.slice + j * role.slices;
-    if (in_range && row < k) {
-      sum += gemv_input(row) * ahead[j];
+  let units = k / UNIT_ROWS;
+  for (var j = 0u; j < BATCH_UNITS; j++) {
+    let unit = role.slice + j * role.slices;
+    if (in_range && unit < units) {
+      sum += unit_product(ahead[j], unit_input_at(unit));
     }
   }
-  let stride = BATCH * role.slices;
-  for (var first = role.slice + stride; in_range && first < k; first += stride) {
-    var w: array<mat2x4<f32>, BATCH>;
-    var v: array<f32, BATCH>;
-    for (var j = 0u; j < BATCH; j++) {
-      let row = min(first + j * role.slices, k - 1u);
-      w[j] = weight_matrix_at8(row, role.column8, k, n8, strips);
-      v[j] = gemv_input(row);
+  let stride = BATCH_UNITS * role.slices;
+  for (var first = role.slice + stride; in_range && first < units; first += stride) {
+    var w: array<weight_unit, BATCH_UNITS>;
+    var v: array<unit_input, BATCH_UNITS>;
+    for (var j = 0u; j < BATCH_UNITS; j++) {
+      let unit = min(first + j * role.slices, units - 1u);
+      w[j] = weight_unit_at(unit, role.column8, k, n8, strips);
+      v[j] = unit_input_at(unit);
     }
-    for (var j = 0u; j < BATCH; j++) {
-      if (first + j * role.slices < k) {
-        sum += v[j] * w[j];
+    for (var j = 0u; j < BATCH_UNITS; j++) {
+      if (first + j * role.slices < units) {
+        sum += unit_product(w[j], v[j]);
       }
     }
   }
