@@ -1,16 +1,19 @@
 // lib/decode_gemv.wgsl's unit of k for q4 weights: four consecutive rows. In column strips a
 // thread then reads its eight columns' codes of the four rows as one vec4<u32> and the rows'
 // (scale, minimum) pairs as two: 3 loads for four rows, where a row at a time took 8 (each row's
-// code word, then its pair) and f16 takes 4 — a decode product's time is a chain of load latencies
-// and the loads each thread issues (lib/decode_gemv.wgsl). The layouts are load8_q4.wgsl's, read
-// as vec4<u32> words (ops::decode requires k to be a multiple of 4, and a q4 matrix's words to be a
-// multiple of four). A row's contribution is scale · (input · codes) + min · input: 8 fmas on the
-// codes and one for the minimum, which all eight columns share.
+// code word, then its pair) and f16 takes 4. A decode product's time is a chain of load latencies
+// and the loads each thread issues (lib/decode_gemv.wgsl): on an H100 this took GPT-2 124M's q4
+// decoding from 0.925× f16's speed to 1.02×, gpt2-medium's from 0.94× to 1.05× (batches of 16
+// rows instead of 8 were slower again: docs/benchmarks.md, the twenty-third session).
+// The layouts are load8_q4.wgsl's, read as vec4<u32> words: ops::decode requires k to be a
+// multiple of 4, and a GPU tensor's q4 words are padded to a multiple of four (Tensor::to_gpu).
+// A row's contribution is scale · (input · codes) + min · input: 8 fmas on the codes and one for
+// the minimum, which all eight columns share.
 alias weight_word = vec4<u32>;
 const UNIT_ROWS: u32 = 4u;
 
 struct Q4Rows {
-  codes: vec4<u32>,      // row r's eight 4-bit codes in codes[r]
+  codes: vec4<u32>,         // row r's eight 4-bit codes in codes[r]
   scale_min_01: vec4<u32>,  // rows 0 and 1's (scale, minimum) as f32 bits
   scale_min_23: vec4<u32>,
 }
