@@ -31,6 +31,7 @@ struct BenchCommand {
   std::vector<size_t> product_workgroups = {0};
   std::vector<std::string> warm_weights = {"auto"};
   std::vector<size_t> steps_in_flight = {model::Decoder::Tuning{}.steps_in_flight};
+  std::vector<size_t> steps_per_submit = {model::Decoder::Tuning{}.steps_per_submit};
   std::vector<size_t> dispatches_per_submit = {gpu::Context::kDefaultDispatchesPerSubmit};
   std::vector<size_t> prompt_lengths = {512};
   std::vector<size_t> generate_tokens = {128};
@@ -105,8 +106,8 @@ gpu::Stats difference(const gpu::Stats& after, const gpu::Stats& before) {
   return out;
 }
 
-// The decode tunings to measure: every --product-workgroups value with every --warm-weights and
-// --steps-in-flight one.
+// The decode tunings to measure: every --product-workgroups value with every --warm-weights,
+// --steps-in-flight and --steps-per-submit one.
 std::vector<model::Decoder::Tuning> tunings(const BenchCommand& command) {
   model::Decoder::Tuning base;
   if (command.reductions == "barrier") base.reductions = model::Decoder::Reductions::barrier;
@@ -115,13 +116,16 @@ std::vector<model::Decoder::Tuning> tunings(const BenchCommand& command) {
   for (size_t workgroups : command.product_workgroups) {
     for (const std::string& warm : command.warm_weights) {
       for (size_t in_flight : command.steps_in_flight) {
-        model::Decoder::Tuning tuning = base;
-        tuning.product_workgroups = workgroups;
-        tuning.warm_weights = warm == "on"    ? model::Decoder::Warming::on
-                              : warm == "off" ? model::Decoder::Warming::off
-                                              : model::Decoder::Warming::automatic;
-        tuning.steps_in_flight = in_flight;
-        all.push_back(tuning);
+        for (size_t per_submit : command.steps_per_submit) {
+          model::Decoder::Tuning tuning = base;
+          tuning.product_workgroups = workgroups;
+          tuning.warm_weights = warm == "on"    ? model::Decoder::Warming::on
+                                : warm == "off" ? model::Decoder::Warming::off
+                                                : model::Decoder::Warming::automatic;
+          tuning.steps_in_flight = in_flight;
+          tuning.steps_per_submit = per_submit;
+          all.push_back(tuning);
+        }
       }
     }
   }
@@ -230,6 +234,9 @@ Measurement token_generation(const model::Model& model, size_t prompt, size_t to
       (tuning.product_workgroups ? " (" + std::to_string(tuning.product_workgroups) + " wg)" : "") +
       (tuning.steps_in_flight != model::Decoder::Tuning{}.steps_in_flight
            ? " (" + std::to_string(tuning.steps_in_flight) + " in flight)"
+           : "") +
+      (tuning.steps_per_submit != model::Decoder::Tuning{}.steps_per_submit
+           ? " (" + std::to_string(tuning.steps_per_submit) + " per submit)"
            : "") +
       (decoder && decoder->warms_weights() ? " warm" : "") +
       (mode.name.empty() ? "" : " " + mode.name);
@@ -673,6 +680,13 @@ void add_bench_command(CLI::App& app) {
                   "so)")
       ->delimiter(',')
       ->check(whole_number(1, 8))
+      ->capture_default_str();
+  sub->add_option("--steps-per-submit", command->steps_per_submit,
+                  "How many decode steps tgN records into one submit, 1 to 16 (steps in flight "
+                  "then count submits); several, comma-separated, measure tgN once for each (a row "
+                  "not at the default is named so)")
+      ->delimiter(',')
+      ->check(whole_number(1, 16))
       ->capture_default_str();
   sub->add_option(
          "--dispatches-per-submit", command->dispatches_per_submit,

@@ -61,6 +61,11 @@ class Decoder {
     // take less than n - 1 steps of GPU time. At least 1 (one step at a time); `wgpt bench
     // --steps-in-flight 2,3` compares.
     size_t steps_in_flight = 2;
+    // How many steps one submit carries (at least 1): each submit's command buffer has a cost on
+    // the GPU besides its dispatches, which k steps a submit share. Steps in flight are then
+    // counted in submits (steps_in_flight · steps_per_submit steps), and the host sees a submit's
+    // tokens together. `wgpt bench --steps-per-submit 1,2,4` compares.
+    size_t steps_per_submit = 1;
   };
 
   // Binds `cache` (which must belong to `model` and outlive this decoder). Each step's next token

@@ -184,8 +184,10 @@ enum class Submits {
 // RAII recording scope: every dispatch while a scope lives goes into one command encoder and one
 // compute pass, submitted as the outermost scope asked: once when it closes, or in parts. Scopes
 // nest; an inner scope's Submits is not heeded (a prompt's pass inside a probed step's scope is
-// part of that one submit). A readback inside a scope submits what was recorded before it (so it
-// sees those writes) and recording goes on.
+// part of that one submit). A synchronous readback inside a scope submits what was recorded
+// before it (so it sees those writes) and recording goes on; an asynchronous one records its copy
+// in order (it sees the writes before it, not those after) and is mapped after the submit that
+// holds it, so that several decode steps, each with its readback, can be one submit.
 class Scope {
  public:
   explicit Scope(Context& context, Submits submits = Submits::once);

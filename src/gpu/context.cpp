@@ -205,6 +205,9 @@ void Context::Impl::submit() {
   ++stats.submits;
   recorded_buffers.clear();
   ++recording;
+  std::vector<std::function<void()>> maps;
+  maps.swap(pending_maps);
+  for (const auto& map : maps) map();
   std::vector<const Pipeline*> kernels;
   kernels.swap(recorded_kernels);
   raise_errors([&] {
@@ -610,13 +613,6 @@ void Context::Impl::readback_many_async(
     wgpuCommandEncoderCopyBufferToBuffer(encoder, regions[i].buffer->slot_->handle, start, staging,
                                          slices[i].staging_offset, length);
   }
-  try {
-    submit();
-  } catch (...) {
-    staging_pool->give_back(staging, staging_size);
-    throw;
-  }
-  ++stats.fence_waits;
   Impl* impl = this;
   auto on_mapped = [impl, staging, staging_size, total, slices = std::move(slices),
                     done = std::move(done)](std::string error) {
@@ -636,8 +632,25 @@ void Context::Impl::readback_many_async(
     impl->staging_pool->give_back(staging, staging_size);
     done(std::move(out));
   };
-  last_readback = api::map_read_async(handles, staging, round_up(std::max<size_t>(total, 4), 4),
-                                      delivery, std::move(on_mapped));
+  auto map = [impl, staging, total, delivery, on_mapped = std::move(on_mapped)]() mutable {
+    ++impl->stats.fence_waits;
+    impl->last_readback =
+        api::map_read_async(impl->handles, staging, round_up(std::max<size_t>(total, 4), 4),
+                            delivery, std::move(on_mapped));
+  };
+  // Inside a scope an asynchronous readback waits for the scope's submit, so that the steps of a
+  // decode recorded together, each with its readback, go to the GPU as one command buffer.
+  if (scope_depth > 0 && delivery == api::Delivery::in_poll) {
+    pending_maps.push_back(std::move(map));
+    return;
+  }
+  try {
+    submit();
+  } catch (...) {
+    staging_pool->give_back(staging, staging_size);
+    throw;
+  }
+  map();
 }
 
 std::vector<std::vector<std::byte>> Context::readback_many(

@@ -83,6 +83,9 @@ struct Context::Impl {
   uint64_t recording = 1;
   std::string deferred_error;   // raised by the next call (scopes close noexcept)
   api::Waitable last_readback;  // what a synchronous readback waits on
+  // Asynchronous readbacks recorded in a scope: their copies are in the open recording, and each
+  // maps its staging buffer once the submit that holds them is made (submit()).
+  std::vector<std::function<void()>> pending_maps;
   // Where dispatches go while Context::capture runs, instead of into the pass.
   std::vector<PreparedDispatch>* captured = nullptr;
   // Context::time_kernels: while on, each dispatch is timed (kernel_timing.cpp).

@@ -33,6 +33,7 @@ struct Decoder::Plan {
   ops::decode::Bound lm_head, argmax;
   std::unique_ptr<TokenSampler> sampler;  // none: greedy, the argmax of the LM head's candidates
   size_t steps_in_flight = 2;             // Tuning::steps_in_flight
+  size_t steps_per_submit = 1;            // Tuning::steps_per_submit
 };
 
 bool Decoder::supported(const Model& model) {
@@ -56,10 +57,12 @@ Decoder::Decoder(const Model& model, KvCache& cache, const SamplingOptions& samp
   if (cache.keys.size() != model.config().n_layer)
     throw Error("the KV cache belongs to another model");
   if (tuning.steps_in_flight == 0) throw Error("the decoder needs at least one step in flight");
+  if (tuning.steps_per_submit == 0) throw Error("a submit needs at least one decode step");
   const Config& c = model.config();
   Plan& p = *plan_;
   p.context = model.context();
   p.steps_in_flight = tuning.steps_in_flight;
+  p.steps_per_submit = tuning.steps_per_submit;
   auto empty = [&](Shape shape, DType dtype = DType::f32) {
     return Tensor::empty_gpu(p.context, std::move(shape), dtype);
   };
@@ -376,25 +379,29 @@ std::vector<uint32_t> Decoder::run(std::span<const uint32_t> context, size_t cou
   std::vector<char> arrived(count, 0);
   std::optional<Error> failure;
   size_t submitted = 0;
+  // One submit: the next steps_per_submit steps (fewer at the end), each with its own readback,
+  // recorded after the step so that a later step's writes cannot reach it.
   auto submit = [&] {
-    const size_t index = submitted++;
-    const size_t kv_len = first_kv_len + index;
     gpu::Scope scope(*p.context);
-    // The first step embeds the host's token; each later one the token the GPU chose before it.
-    record_step(index == 0, true);
-    p.context->readback_many_async(
-        step_regions(true, top_n.has_value(), kv_len),
-        [&, index, kv_len](Result<std::vector<std::vector<std::byte>>> bytes) {
-          if (!bytes.ok()) {
-            failure = bytes.error();
-          } else {
-            results[index] = token_of(bytes.value()[0]);
-            if (top_n) {
-              traces[index] = assemble_trace(std::span(bytes.value()).subspan(1), kv_len, *top_n);
+    for (const size_t end = std::min(count, submitted + p.steps_per_submit); submitted < end;) {
+      const size_t index = submitted++;
+      const size_t kv_len = first_kv_len + index;
+      // The first step embeds the host's token; each later one the token the GPU chose before it.
+      record_step(index == 0, true);
+      p.context->readback_many_async(
+          step_regions(true, top_n.has_value(), kv_len),
+          [&, index, kv_len](Result<std::vector<std::vector<std::byte>>> bytes) {
+            if (!bytes.ok()) {
+              failure = bytes.error();
+            } else {
+              results[index] = token_of(bytes.value()[0]);
+              if (top_n) {
+                traces[index] = assemble_trace(std::span(bytes.value()).subspan(1), kv_len, *top_n);
+              }
             }
-          }
-          arrived[index] = 1;
-        });
+            arrived[index] = 1;
+          });
+    }
   };
   // A step still in flight wrote past the cache's length only, but its callback writes into this
   // frame: wait for it before returning or throwing.
@@ -405,8 +412,8 @@ std::vector<uint32_t> Decoder::run(std::span<const uint32_t> context, size_t cou
   };
   try {
     for (size_t i = 0; i < count; ++i) {
-      // Steps i to i + steps_in_flight - 1 in flight while waiting for step i.
-      while (submitted < std::min(count, i + p.steps_in_flight)) submit();
+      // Submits up to steps_in_flight ahead of step i in flight while waiting for it.
+      while (submitted < std::min(count, i + p.steps_in_flight * p.steps_per_submit)) submit();
       while (!arrived[i]) p.context->poll();
       if (failure) throw *failure;
       ++cache_.length_;

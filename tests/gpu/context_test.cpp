@@ -277,6 +277,35 @@ TEST(GpuContext, AsyncReadbackCompletesThroughPoll) {
   EXPECT_EQ(*result, (std::vector<float>{7, 8}));
 }
 
+// Asynchronous readbacks inside a scope join the scope's one submit: each sees what was recorded
+// before it and not what comes after, and none completes before the scope closes.
+TEST(GpuContext, AsyncReadbacksInsideAScopeShareItsSubmit) {
+  auto context = test::gpu_context();
+  Buffer a = upload_floats(*context, {1, 2, 3, 4});
+  Buffer b = context->create_storage(16);
+  std::vector<std::optional<std::vector<float>>> results(2);
+  auto read_into = [&](size_t index) {
+    return [&results, index](Result<std::vector<std::byte>> bytes) {
+      results[index] = to_floats(bytes.value());
+    };
+  };
+  const Stats before = context->stats();
+  {
+    Scope scope(*context);
+    twice_plus(*context, a, b, 4, 0.5f);  // b = 2a + 0.5
+    context->readback_async(b, 0, 16, read_into(0));
+    twice_plus(*context, a, b, 4, 1.0f);  // b = 2a + 1: after the first readback's copy
+    context->readback_async(b, 4, 8, read_into(1));
+    context->poll();
+    EXPECT_FALSE(results[0] || results[1]) << "a readback completed before its submit";
+  }
+  EXPECT_EQ(context->stats().submits - before.submits, 1u);
+  poll_until(*context, std::chrono::seconds(30), [&] { return results[0] && results[1]; });
+  ASSERT_TRUE(results[0] && results[1]);
+  EXPECT_EQ(*results[0], (std::vector<float>{2.5, 4.5, 6.5, 8.5}));
+  EXPECT_EQ(*results[1], (std::vector<float>{5, 7}));
+}
+
 // Every context shares the process's one WebGPU instance, whose event processing may find any
 // device's finished work: a completion must still run only in its own context's poll, on the
 // thread that polls it, or it races with the thread that owns the context.

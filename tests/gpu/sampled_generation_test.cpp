@@ -138,16 +138,18 @@ TEST(SampledGeneration, ASampledStepIsOneSubmitOneWaitAndNoNewBuffers) {
   EXPECT_EQ(after.dispatches - before.dispatches, 6u * (2 + 5 * model.config().n_layer + sampler));
 }
 
-// However many steps are in flight, the GPU feeds each token to the next step and keeps the
-// penalties' window itself: the same tokens, greedy or sampled; and a run stopped early, its later
-// steps already submitted, continues as if they had not run.
+// However many steps are in flight, and however many a submit carries, the GPU feeds each token
+// to the next step and keeps the penalties' window itself: the same tokens, greedy or sampled; and
+// a run stopped early, its later steps already submitted, continues as if they had not run.
 TEST(SampledGeneration, StepsInFlightChangeNoToken) {
   const model::Model model = model::Model::load(test::hf_fixture("char-tiny"), test::gpu_context());
   const std::vector<uint32_t> prompt = {5, 6, 7, 8};
-  auto decode = [&](const SamplingOptions& sampling, size_t in_flight, size_t stop_after) {
+  auto decode = [&](const SamplingOptions& sampling, size_t in_flight, size_t stop_after,
+                    size_t per_submit = 1) {
     model::KvCache cache = model.new_cache();
     model.forward(std::span(prompt).first(prompt.size() - 1), cache, {.all_logits = false});
-    model::Decoder decoder(model, cache, sampling, {.steps_in_flight = in_flight});
+    model::Decoder decoder(model, cache, sampling,
+                           {.steps_in_flight = in_flight, .steps_per_submit = per_submit});
     std::vector<uint32_t> context = prompt;
     size_t seen = 0;
     for (uint32_t token :
@@ -168,9 +170,15 @@ TEST(SampledGeneration, StepsInFlightChangeNoToken) {
       EXPECT_EQ(decode(mode.options, in_flight, 12), expected) << in_flight << " in flight";
       EXPECT_EQ(decode(mode.options, in_flight, 4), expected) << in_flight << ", stopped at 4";
     }
+    // Several steps a submit (5 of 12: the last submit carries fewer), one or two submits ahead.
+    for (size_t in_flight : {1, 2}) {
+      EXPECT_EQ(decode(mode.options, in_flight, 12, 5), expected) << in_flight << " × 5 a submit";
+      EXPECT_EQ(decode(mode.options, in_flight, 4, 5), expected) << in_flight << " × 5, stopped";
+    }
   }
   model::KvCache cache = model.new_cache();
   EXPECT_THROW(model::Decoder(model, cache, SamplingOptions{}, {.steps_in_flight = 0}), Error);
+  EXPECT_THROW(model::Decoder(model, cache, SamplingOptions{}, {.steps_per_submit = 0}), Error);
 }
 
 TEST(SampledGeneration, TheDecoderChecksItsOptionsAndContext) {
