@@ -641,6 +641,15 @@ void run(const BenchCommand& command) {
   }
 }
 
+// A comma-separated list of whole numbers in [min, max], each measured once; its default shown.
+CLI::Option* add_number_list(CLI::App& sub, const std::string& name, std::vector<size_t>& values,
+                             const std::string& help, uint64_t min, uint64_t max) {
+  return sub.add_option(name, values, help)
+      ->delimiter(',')
+      ->check(whole_number(min, max))
+      ->capture_default_str();
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
@@ -660,13 +669,11 @@ void add_bench_command(CLI::App& app) {
                   "adapter has 32-lane subgroups), barrier or subgroup; for comparing them")
       ->check(CLI::IsMember({"auto", "barrier", "subgroup"}))
       ->capture_default_str();
-  sub->add_option("--product-workgroups", command->product_workgroups,
+  add_number_list(*sub, "--product-workgroups", command->product_workgroups,
                   "At most this many workgroups per decode matrix-vector product, up to 65535 "
                   "(0: the default); several, comma-separated, measure tgN once for each: for "
-                  "tuning the decode kernels on an adapter")
-      ->delimiter(',')
-      ->check(whole_number(0, 65535))
-      ->capture_default_str();
+                  "tuning the decode kernels on an adapter",
+                  0, 65535);
   sub->add_option("--warm-weights", command->warm_weights,
                   "Whether the decode kernels warm the next products' weights into the GPU's "
                   "cache ahead of them: auto (q4 weights on a GPU), off or on; off,on measures "
@@ -674,41 +681,30 @@ void add_bench_command(CLI::App& app) {
       ->delimiter(',')
       ->check(CLI::IsMember({"auto", "off", "on"}))
       ->capture_default_str();
-  sub->add_option("--steps-in-flight", command->steps_in_flight,
+  add_number_list(*sub, "--steps-in-flight", command->steps_in_flight,
                   "How many decode steps tgN keeps submitted ahead of the host, 1 to 8; several, "
                   "comma-separated, measure tgN once for each (a row not at the default is named "
-                  "so)")
-      ->delimiter(',')
-      ->check(whole_number(1, 8))
-      ->capture_default_str();
-  sub->add_option("--steps-per-submit", command->steps_per_submit,
+                  "so)",
+                  1, 8);
+  add_number_list(*sub, "--steps-per-submit", command->steps_per_submit,
                   "How many decode steps tgN records into one submit, 1 to 16 (steps in flight "
                   "then count submits); several, comma-separated, measure tgN once for each (a row "
-                  "not at the default is named so)")
-      ->delimiter(',')
-      ->check(whole_number(1, 16))
-      ->capture_default_str();
-  sub->add_option(
-         "--dispatches-per-submit", command->dispatches_per_submit,
-         "Submit a long pass (a prompt's, a scoring window's, a training step) to the GPU "
-         "after every N dispatches, so that the GPU starts while the host records the rest "
-         "(0: one submit per pass; a decode step is always one); several, comma-separated, "
-         "measure ppN, --score and --train once for each (a row not at the default is "
-         "named so; --profile and --products take the first)")
-      ->delimiter(',')
-      ->check(whole_number(0, 1000000))
-      ->capture_default_str();
-  sub->add_option("-p,--prompt-tokens", command->prompt_lengths,
+                  "not at the default is named so)",
+                  1, 16);
+  add_number_list(
+      *sub, "--dispatches-per-submit", command->dispatches_per_submit,
+      "Submit a long pass (a prompt's, a scoring window's, a training step) to the GPU "
+      "after every N dispatches, so that the GPU starts while the host records the rest "
+      "(0: one submit per pass; decode steps: --steps-per-submit); several, comma-separated, "
+      "measure ppN, --score and --train once for each (a row not at the default is "
+      "named so; --profile and --products take the first)",
+      0, 1000000);
+  add_number_list(*sub, "-p,--prompt-tokens", command->prompt_lengths,
                   "ppN: prompt lengths, comma-separated, e.g. 128,512 (0 skips; a length past the "
-                  "context is skipped with a note; one named twice is measured again)")
-      ->delimiter(',')
-      ->check(whole_number(0, kMaxGeneratedTokens))
-      ->capture_default_str();
-  sub->add_option("-n,--gen-tokens", command->generate_tokens,
-                  "tgN: tokens generated, e.g. 64,256 (0 skips; as -p)")
-      ->delimiter(',')
-      ->check(whole_number(0, kMaxGeneratedTokens))
-      ->capture_default_str();
+                  "context is skipped with a note; one named twice is measured again)",
+                  0, kMaxGeneratedTokens);
+  add_number_list(*sub, "-n,--gen-tokens", command->generate_tokens,
+                  "tgN: tokens generated, e.g. 64,256 (0 skips; as -p)", 0, kMaxGeneratedTokens);
   sub->add_option("--gen-prompt", command->generate_prompt, "Prompt length before tgN")
       ->check(whole_number(1, kMaxGeneratedTokens))
       ->capture_default_str();
