@@ -380,11 +380,13 @@ std::vector<uint32_t> Decoder::run(std::span<const uint32_t> context, size_t cou
   std::optional<Error> failure;
   size_t submitted = 0;
   // One submit: the next steps_per_submit steps (fewer at the end), each with its own readback,
-  // recorded after the step so that a later step's writes cannot reach it.
+  // recorded after the step so that a later step's writes cannot reach it. A step counts as
+  // submitted once its readback is recorded: drain() waits for no other.
   auto submit = [&] {
     gpu::Scope scope(*p.context);
-    for (const size_t end = std::min(count, submitted + p.steps_per_submit); submitted < end;) {
-      const size_t index = submitted++;
+    for (const size_t end = std::min(count, submitted + p.steps_per_submit); submitted < end;
+         ++submitted) {
+      const size_t index = submitted;
       const size_t kv_len = first_kv_len + index;
       // The first step embeds the host's token; each later one the token the GPU chose before it.
       record_step(index == 0, true);
