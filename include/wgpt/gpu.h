@@ -222,9 +222,9 @@ class Context {
 
   // A storage buffer of exactly `bytes` (rounded up to 4), from the pool when one is free.
   Buffer create_storage(size_t bytes);
-  // A new storage buffer holding `bytes`. Uploads are never pooled: the write lands before every
-  // command of the next submit.
-  Buffer upload(std::span<const std::byte> bytes);
+  // A new storage buffer holding `bytes`, at least `min_size` bytes long (zeros past `bytes`).
+  // Uploads are never pooled: the write lands before every command of the next submit.
+  Buffer upload(std::span<const std::byte> bytes, size_t min_size = 0);
   // Overwrites part of a buffer (queue write: ordered before the next submit's commands).
   void write(const Buffer& buffer, size_t offset, std::span<const std::byte> bytes);
 

@@ -325,11 +325,11 @@ Buffer Context::create_storage(size_t bytes) {
   return Buffer(std::move(slot));
 }
 
-Buffer Context::upload(std::span<const std::byte> bytes) {
+Buffer Context::upload(std::span<const std::byte> bytes, size_t min_size) {
   impl_->check_usable();
   // Never from the pool: a pooled buffer may still be read by recorded, unsubmitted commands, and
-  // a queue write lands before all of them.
-  const size_t size = round_up(std::max<size_t>(bytes.size(), 4), 4);
+  // a queue write lands before all of them. A new buffer starts as zeros.
+  const size_t size = round_up(std::max({bytes.size(), min_size, size_t{4}}), 4);
   auto slot = std::make_shared<BufferSlot>();
   slot->handle = impl_->create_buffer(size, kStorageUsage);
   slot->size = size;

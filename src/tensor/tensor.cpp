@@ -192,14 +192,8 @@ Tensor Tensor::to_gpu(const std::shared_ptr<gpu::Context>& context, Layout layou
   if (bytes == 0) {
     t.buffer_ = context->create_storage(kElementBytes);
   } else {
-    std::span<const std::byte> data(static_cast<const std::byte*>(first), bytes);
-    std::vector<std::byte> padded;
-    if (const size_t size = gpu_storage_bytes(dtype_, numel()); size > bytes) {
-      padded.assign(data.begin(), data.end());
-      padded.resize(size);
-      data = padded;
-    }
-    t.buffer_ = context->upload(data);
+    t.buffer_ = context->upload(std::span(static_cast<const std::byte*>(first), bytes),
+                                gpu_storage_bytes(dtype_, numel()));
   }
   return t;
 }
