@@ -5,11 +5,11 @@
 //
 // A workgroup of 256 threads covers 8·tx consecutive columns: tx threads across them (eight
 // columns each) by 256/tx slices down K, slice s taking units s, s + slices, ... (a unit is a row,
-// or q4's four: decode_rows_{DTYPE}.wgsl); the slices then
-// meet in slices_sum8 (reduce_*.wgsl), both halves of the eight columns in one meeting. A step
-// reads each weight once, and a product is so small that its time is the chain of dependent
-// latencies, not its bytes (measured on the H200: 96 workgroups doing nothing but start, load and
-// store take 3.4 µs as one of 62 dependent dispatches; 3072 × 768 f16 weights added into x, 6.9).
+// or q4's four: decode_rows_{DTYPE}.wgsl); the slices then meet in slices_sum8 (reduce_*.wgsl),
+// both halves of the eight columns in one meeting. A step reads each weight once, and a product
+// is so small that its time is the chain of dependent latencies, not its bytes (measured on the
+// H200: 96 workgroups doing nothing but start, load and store take 3.4 µs as one of 62 dependent
+// dispatches; 3072 × 768 f16 weights added into x, 6.9).
 // So a thread issues the loads of its first BATCH rows before anything else (gemv_prefetch), and
 // the rest BATCH at a time, each batch's loads all in flight together, and both halves of its
 // eight columns meet the other slices' in one reduction. BATCH = 8 (one batch for GPT-2's
