@@ -124,14 +124,17 @@ TEST(SampledGeneration, ASampledStepIsOneWaitAndNoNewBuffersInSharedSubmits) {
   context.push_back(4);
   const SamplingOptions sampling{.top_k = 10, .top_p = 0.9f, .repeat_penalty = 1.2f, .seed = 5};
   model::Decoder decoder(model, cache, sampling);
-  // The first steps may size pools: two readbacks in flight take two staging buffers.
-  for (uint32_t token : decoder.generate(context, 2)) context.push_back(token);
+  // The first steps may size pools: each readback in flight takes a staging buffer, and as many
+  // steps as the submits in flight carry are in flight together.
+  const model::Decoder::Tuning tuning;
+  const size_t in_flight = tuning.steps_in_flight * tuning.steps_per_submit;
+  for (uint32_t token : decoder.generate(context, in_flight)) context.push_back(token);
   const gpu::Stats before = model.context()->stats();
   const std::vector<uint32_t> tokens = decoder.generate(context, 6);
   const gpu::Stats after = model.context()->stats();
   ASSERT_EQ(tokens.size(), 6u);
-  const size_t per_submit = model::Decoder::Tuning{}.steps_per_submit;
-  EXPECT_EQ(after.submits - before.submits, (6 + per_submit - 1) / per_submit);
+  EXPECT_EQ(after.submits - before.submits,
+            (6 + tuning.steps_per_submit - 1) / tuning.steps_per_submit);
   EXPECT_EQ(after.fence_waits - before.fence_waits, 6u);
   EXPECT_EQ(after.buffers_created, before.buffers_created);
   // prepare (with top-k's first pass), top-k's other three, top-p's four, draw, pick
