@@ -106,30 +106,40 @@ gpu::Stats difference(const gpu::Stats& after, const gpu::Stats& before) {
   return out;
 }
 
+// Each tuning of `all` once for every value of `values`, set by `apply`: the tunings so far vary
+// slowest, this option fastest.
+template <typename Value, typename Apply>
+std::vector<model::Decoder::Tuning> for_each_value(const std::vector<model::Decoder::Tuning>& all,
+                                                   const std::vector<Value>& values, Apply apply) {
+  std::vector<model::Decoder::Tuning> out;
+  for (const model::Decoder::Tuning& tuning : all) {
+    for (const Value& value : values) {
+      out.push_back(tuning);
+      apply(out.back(), value);
+    }
+  }
+  return out;
+}
+
 // The decode tunings to measure: every --product-workgroups value with every --warm-weights,
 // --steps-in-flight and --steps-per-submit one.
 std::vector<model::Decoder::Tuning> tunings(const BenchCommand& command) {
-  model::Decoder::Tuning base;
+  using Tuning = model::Decoder::Tuning;
+  Tuning base;
   if (command.reductions == "barrier") base.reductions = model::Decoder::Reductions::barrier;
   if (command.reductions == "subgroup") base.reductions = model::Decoder::Reductions::subgroup;
-  std::vector<model::Decoder::Tuning> all;
-  for (size_t workgroups : command.product_workgroups) {
-    for (const std::string& warm : command.warm_weights) {
-      for (size_t in_flight : command.steps_in_flight) {
-        for (size_t per_submit : command.steps_per_submit) {
-          model::Decoder::Tuning tuning = base;
-          tuning.product_workgroups = workgroups;
-          tuning.warm_weights = warm == "on"    ? model::Decoder::Warming::on
-                                : warm == "off" ? model::Decoder::Warming::off
-                                                : model::Decoder::Warming::automatic;
-          tuning.steps_in_flight = in_flight;
-          tuning.steps_per_submit = per_submit;
-          all.push_back(tuning);
-        }
-      }
-    }
-  }
-  return all;
+  std::vector<Tuning> all = {base};
+  all = for_each_value(all, command.product_workgroups,
+                       [](Tuning& t, size_t workgroups) { t.product_workgroups = workgroups; });
+  all = for_each_value(all, command.warm_weights, [](Tuning& t, const std::string& warm) {
+    t.warm_weights = warm == "on"    ? model::Decoder::Warming::on
+                     : warm == "off" ? model::Decoder::Warming::off
+                                     : model::Decoder::Warming::automatic;
+  });
+  all = for_each_value(all, command.steps_in_flight,
+                       [](Tuning& t, size_t in_flight) { t.steps_in_flight = in_flight; });
+  return for_each_value(all, command.steps_per_submit,
+                        [](Tuning& t, size_t per_submit) { t.steps_per_submit = per_submit; });
 }
 
 // Untimed repetitions before a measurement: at least `count` (compiling the pipelines), and with

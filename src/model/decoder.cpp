@@ -32,8 +32,8 @@ struct Decoder::Plan {
   std::vector<ops::decode::Bound> blocks;  // per block: qkv, attention chunks and output, MLP
   ops::decode::Bound lm_head, argmax;
   std::unique_ptr<TokenSampler> sampler;  // none: greedy, the argmax of the LM head's candidates
-  size_t steps_in_flight = 2;             // Tuning::steps_in_flight
-  size_t steps_per_submit = 1;            // Tuning::steps_per_submit
+  size_t steps_in_flight = 0;             // Tuning::steps_in_flight (at least 1)
+  size_t steps_per_submit = 0;            // Tuning::steps_per_submit (at least 1)
 };
 
 bool Decoder::supported(const Model& model) {
