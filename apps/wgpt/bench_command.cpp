@@ -539,7 +539,7 @@ void run(const BenchCommand& command) {
   model::Model model = command.config.empty()
                            ? model::Model::load(path, context, {.weights = dtype})
                            : model::Model::random(model::named_config(command.config), 1, context,
-                                                  dtype.value_or(DType::f32));
+                                                  {.weights = dtype});
   const size_t n_ctx = model.config().n_ctx;
   const std::vector<size_t> prompts = fitting(command.prompt_lengths, 0, n_ctx, "pp");
   const std::vector<size_t> generations =

@@ -48,7 +48,7 @@ struct StepTimes {
 // the losses read back (what `wgpt train` waits for each step).
 StepTimes time_steps(const model::Config& config, const std::shared_ptr<gpu::Context>& context,
                      ops::Precision precision, const TrainingBench& options) {
-  model::Model model = model::Model::random(config, 1, context);
+  model::Model model = model::Model::random(config, 1, context, {.trainable = true});
   model.set_precision(precision);
   std::vector<train::Parameter> params = train::parameters(model);
   train::AdamW optimizer(params, {});

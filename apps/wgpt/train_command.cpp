@@ -103,7 +103,7 @@ Setup set_up(const TrainCommand& command, const std::shared_ptr<gpu::Context>& c
       throw Error("cannot resume: " + command.out + " holds no tokenizer files");
     }
     // Random weights of the right shape; the checkpoint overwrites them.
-    setup.model.emplace(model::Model::random(config, command.seed, context));
+    setup.model.emplace(model::Model::random(config, command.seed, context, {.trainable = true}));
   } else if (!command.init.empty()) {
     // A directory's tokenizer files travel as they are; a GGUF file's vocabulary becomes files.
     const std::filesystem::path init = resolve_model(command.init);
@@ -112,7 +112,8 @@ Setup set_up(const TrainCommand& command, const std::shared_ptr<gpu::Context>& c
                                 : model::load_vocabulary(init).files();
     if (setup.tokenizer_files.empty()) throw Error(init.string() + " holds no tokenizer files");
     // Training keeps f32 master weights, whatever the checkpoint stores.
-    setup.model.emplace(model::Model::load(init, context, {.weights = DType::f32}));
+    setup.model.emplace(
+        model::Model::load(init, context, {.weights = DType::f32, .trainable = true}));
   } else {
     const bool bpe = command.tokenizer == "gpt2";
     setup.tokenizer_files =
@@ -132,7 +133,7 @@ Setup set_up(const TrainCommand& command, const std::shared_ptr<gpu::Context>& c
       throw Error("--embd " + std::to_string(config.n_embd) + " is not a multiple of --heads " +
                   std::to_string(config.n_head));
     }
-    setup.model.emplace(model::Model::random(config, command.seed, context));
+    setup.model.emplace(model::Model::random(config, command.seed, context, {.trainable = true}));
   }
   if (!setup.tokenizer)
     setup.tokenizer = tokenizer_from(setup.tokenizer_files, command.tokenizer_options);

@@ -29,8 +29,10 @@ void export_q4(const model::Model& model, const std::filesystem::path& dir,
     update.commit();
   }
   // Scored as served: the .fzm read back and dequantized (the values a q4 GPU model reads), not
-  // the f32 weights in memory; the loss goes through the training forward, which takes f32.
-  const model::Model served = model::Model::load(dir, model.context(), {.weights = DType::f32});
+  // the f32 weights in memory; the loss goes through the training forward, which takes f32
+  // row-major matrices.
+  const model::Model served =
+      model::Model::load(dir, model.context(), {.weights = DType::f32, .trainable = true});
   std::fprintf(stderr, "scoring the quantized model\n");
   const double held_out = train::evaluate(served, data.validation, options.batch, options.seq_len,
                                           options.eval_windows);

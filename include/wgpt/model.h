@@ -133,11 +133,11 @@ struct ForwardOutput {
 // CPU.
 DType default_weight_dtype(const gpu::Context* context);
 
-// How a GPU model stores its packed (f16, bf16, q4) matrices: in column strips
+// How a GPU model that is not loaded for training stores its weight matrices: in column strips
 // (Layout::column_strips), which the decode step's products read in a quarter to an eighth of the
 // cache lines, unless $WGPT_MATRIX_LAYOUT is "rows" (row-major; "strips" names the default). Any
 // other value throws wgpt::Error.
-Layout packed_matrix_layout_from_environment();
+Layout matrix_layout_from_environment();
 
 struct LoadOptions {
   // The weight dtype (see Weights). Without one, a model whose every tensor came from .fzm groups
@@ -146,6 +146,11 @@ struct LoadOptions {
   // Load weights that hold NaN or infinity instead of refusing them (to inspect a damaged or
   // diverged checkpoint: what it generates is garbage).
   bool allow_non_finite = false;
+  // Keep the weight matrices row-major, as training needs (train::parameters, and so every
+  // training or evaluation pass of wgpt::train, refuses a GPU model without it): it updates them in
+  // place and multiplies by their transposes. Otherwise a GPU model stores them as
+  // matrix_layout_from_environment() says.
+  bool trainable = false;
 };
 
 class Model {
@@ -162,14 +167,15 @@ class Model {
                             std::shared_ptr<gpu::Context> context = nullptr,
                             LoadOptions options = {});
   // Random weights as GPT-2 initialises them (N(0, 0.02), residual projections scaled by
-  // 1/√(2·n_layer), LayerNorm 1/0, biases 0), reproducible from `seed`, stored as `weights`.
+  // 1/√(2·n_layer), LayerNorm 1/0, biases 0), reproducible from `seed`, stored as
+  // options.weights (f32 without one). options.allow_non_finite has nothing to allow here.
   static Model random(const Config& config, uint64_t seed,
-                      std::shared_ptr<gpu::Context> context = nullptr, DType weights = DType::f32);
+                      std::shared_ptr<gpu::Context> context = nullptr, LoadOptions options = {});
 
   const Config& config() const { return config_; }
   const Weights& weights() const { return weights_; }
   DType weight_dtype() const { return weights_.token_embedding.front().dtype(); }
-  // How the layers' matrices are stored (Layout: column strips only for packed ones on a GPU).
+  // How the layers' matrices are stored (Layout: column strips only on a GPU, unless trainable).
   Layout matrix_layout() const { return weights_.layers.front().qkv_weight.layout(); }
   // The bytes every weight tensor takes in storage (packed dtypes as packed).
   size_t weight_bytes() const;

@@ -40,8 +40,8 @@ enum class Device { cpu, gpu };
 //   neighbouring threads take neighbouring rows of the same columns (lib/decode_gemv.wgsl), read
 //   consecutive bytes instead of one sector of a different row each. q4 keeps its blocks' codes in
 //   that order (one word per strip row) and puts their (scale, minimum) pairs after all the codes,
-//   ordered by block column and then row. A GPU model stores its packed matrices so when asked
-//   (model::packed_matrix_layout_from_environment); the GEMM kernels read either layout.
+//   ordered by block column and then row. A GPU model stores its matrices so unless it is loaded
+//   for training (model::matrix_layout_from_environment); the GEMM kernels read either layout.
 enum class Layout { rows, column_strips };
 inline constexpr size_t kStripColumns = 8;
 

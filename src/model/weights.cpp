@@ -77,14 +77,13 @@ uint64_t digest(std::span<const float> values) {
 }
 
 Weights assemble(const Config& config, const std::map<std::string, Source>& sources, DType dtype,
-                 const std::shared_ptr<gpu::Context>& context) {
+                 const std::shared_ptr<gpu::Context>& context, bool trainable) {
   std::map<std::string, io::Shape> shapes;
   for (const auto& [name, shape] : parameter_shapes(config)) shapes[name] = shape;
-  // A layer's packed matrices may go to a GPU in column strips (packed_matrix_layout_from_
-  // environment), where their width allows; f32 ones stay row-major, as training, which updates
-  // them, needs.
-  const bool strips = context && is_packed(dtype) &&
-                      packed_matrix_layout_from_environment() == Layout::column_strips;
+  // A layer's matrices may go to a GPU in column strips (matrix_layout_from_environment), where
+  // their width allows; a model to train keeps them row-major.
+  const bool strips =
+      context && !trainable && matrix_layout_from_environment() == Layout::column_strips;
   auto get = [&](const std::string& name) {
     const bool matrix = is_matrix(name);
     const Shape shape = to_shape(shapes.at(name));
@@ -261,12 +260,13 @@ Model Model::from_tensors(const Config& config, const io::TensorFile& tensors,
   require_all_used(tensors, used, sources.at("wte.weight").values);
   const DType dtype = options.weights.value_or(context && all_q4 ? DType::q4 : DType::f32);
   // Assembled before the context moves into the Model: argument order is unspecified.
-  Weights weights = allocate(config, [&] { return assemble(config, sources, dtype, context); });
+  Weights weights = allocate(
+      config, [&] { return assemble(config, sources, dtype, context, options.trainable); });
   return Model(config, std::move(weights), std::move(context));
 }
 
 Model Model::random(const Config& config, uint64_t seed, std::shared_ptr<gpu::Context> context,
-                    DType weights) {
+                    LoadOptions options) {
   config.check("the model config");
   constexpr float kStddev = 0.02f;
   const float residual_stddev = kStddev / std::sqrt(2.0f * static_cast<float>(config.n_layer));
@@ -287,7 +287,8 @@ Model Model::random(const Config& config, uint64_t seed, std::shared_ptr<gpu::Co
       }
       sources[name] = {storage.emplace(name, std::move(data)).first->second};
     }
-    return assemble(config, sources, weights, context);
+    return assemble(config, sources, options.weights.value_or(DType::f32), context,
+                    options.trainable);
   });
   return Model(config, std::move(assembled), std::move(context));
 }
@@ -310,7 +311,7 @@ DType default_weight_dtype(const gpu::Context* context) {
   return context && !context->adapter_info().is_cpu ? DType::f16 : DType::f32;
 }
 
-Layout packed_matrix_layout_from_environment() {
+Layout matrix_layout_from_environment() {
   const char* value = std::getenv("WGPT_MATRIX_LAYOUT");
   const std::string_view text = value ? value : "";
   if (text.empty() || text == "strips") return Layout::column_strips;

@@ -1,13 +1,11 @@
+#include "train/trainable.h"
 #include "wgpt/train.h"
 
 namespace wgpt::train {
 
 std::vector<Parameter> parameters(const model::Model& model) {
   const model::Weights& w = model.weights();
-  if (model.weight_dtype() != DType::f32) {
-    throw Error(std::string("training keeps f32 master weights; this model holds ") +
-                to_string(model.weight_dtype()) + " weights (load it with f32 weights)");
-  }
+  require_trainable(model);
   if (w.token_embedding.size() != 1) {
     throw Error(
         "training needs the token table in one storage binding; this device splits it "

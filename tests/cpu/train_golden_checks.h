@@ -69,7 +69,7 @@ inline ::testing::AssertionResult within(const std::string& name, const Tensor& 
 
 inline void expect_gradients_match_pytorch(const std::shared_ptr<gpu::Context>& context) {
   const io::TensorFile golden = io::load_safetensors(char_tiny_dir() / "golden.safetensors");
-  const model::Model model = model::Model::load(char_tiny_dir(), context);
+  const model::Model model = model::Model::load(char_tiny_dir(), context, {.trainable = true});
   const train::LossAndGrads result = train::loss_and_grads(model, char_tiny_batch(golden));
   EXPECT_NEAR(mean(result.token_losses), golden.at("train_loss").floats()[0], 1e-4);
   const std::vector<train::Parameter> params = train::parameters(model);
@@ -82,7 +82,7 @@ inline void expect_gradients_match_pytorch(const std::shared_ptr<gpu::Context>& 
 
 inline void expect_adamw_matches_pytorch(const std::shared_ptr<gpu::Context>& context) {
   const io::TensorFile golden = io::load_safetensors(char_tiny_dir() / "golden.safetensors");
-  const model::Model model = model::Model::load(char_tiny_dir(), context);
+  const model::Model model = model::Model::load(char_tiny_dir(), context, {.trainable = true});
   const train::Batch batch = char_tiny_batch(golden);
   std::vector<train::Parameter> params = train::parameters(model);
   train::AdamW optimizer(
@@ -108,7 +108,7 @@ inline void expect_loss_scaling_changes_nothing(const std::shared_ptr<gpu::Conte
   std::vector<std::vector<float>> final_params[2];
   double losses[2][3] = {};
   for (int run = 0; run < 2; ++run) {
-    model::Model model = model::Model::load(char_tiny_dir(), context);
+    model::Model model = model::Model::load(char_tiny_dir(), context, {.trainable = true});
     model.set_precision(run == 0 ? ops::Precision::f32 : ops::Precision::mixed);
     std::vector<train::Parameter> params = train::parameters(model);
     train::AdamW optimizer(params, {.clip = 1.0f});
@@ -136,7 +136,7 @@ inline void expect_loss_scaling_changes_nothing(const std::shared_ptr<gpu::Conte
 // sequence) give the mean of the two sequences' gradients taken one at a time.
 inline void expect_batch_is_mean_of_sequences(const std::shared_ptr<gpu::Context>& context) {
   const io::TensorFile golden = io::load_safetensors(char_tiny_dir() / "golden.safetensors");
-  const model::Model model = model::Model::load(char_tiny_dir(), context);
+  const model::Model model = model::Model::load(char_tiny_dir(), context, {.trainable = true});
   const train::Batch whole = char_tiny_batch(golden);
   const size_t half = whole.seq_len / 2;
   auto slice = [&](size_t first) {

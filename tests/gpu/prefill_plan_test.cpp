@@ -70,7 +70,7 @@ TEST(PrefillPlan, TheLastPositionAloneEqualsTheFullPassesLastRow) {
 // bit for bit those of one submit, and the pass takes as many submits as its parts.
 TEST(PrefillPlan, APassSubmittedInPartsComputesTheSame) {
   auto context = gpu_context();
-  const model::Model model = model::Model::random(heads_of_64(64), 5, context);
+  const model::Model model = model::Model::random(heads_of_64(64), 5, context, {.trainable = true});
   std::vector<uint32_t> ids(41);
   for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<uint32_t>(i * 13 % 50);
   train::Batch batch{.sequences = 2, .seq_len = 20};

@@ -2,6 +2,10 @@
 // against the CPU.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <string>
+#include <vector>
+
 #include "cpu/train_golden_checks.h"
 
 namespace wgpt {
@@ -25,7 +29,8 @@ TEST(TrainGoldenGpu, DropoutStepsMatchTheCpu) {
   const io::TensorFile golden = io::load_safetensors(test::char_tiny_dir() / "golden.safetensors");
   const train::Batch batch = test::char_tiny_batch(golden);
   const model::Model cpu = model::Model::load(test::char_tiny_dir());
-  const model::Model gpu = model::Model::load(test::char_tiny_dir(), test::gpu_context());
+  const model::Model gpu =
+      model::Model::load(test::char_tiny_dir(), test::gpu_context(), {.trainable = true});
   std::vector<train::Parameter> cpu_params = train::parameters(cpu);
   std::vector<train::Parameter> gpu_params = train::parameters(gpu);
   train::AdamW cpu_optimizer(cpu_params, {}), gpu_optimizer(gpu_params, {});
@@ -43,6 +48,25 @@ TEST(TrainGoldenGpu, DropoutStepsMatchTheCpu) {
     const io::TensorData expected = io::TensorData::from_floats(
         cpu_params[i].name, io::Shape(want.shape().begin(), want.shape().end()), want.to_floats());
     EXPECT_TRUE(test::within(gpu_params[i].name, gpu_params[i].value, expected, 1e-5, 0.0));
+  }
+}
+
+// A GPU model loaded for decoding holds its matrices in column strips, which training cannot
+// update: both entry points say how to load it instead of failing inside a product.
+TEST(TrainGoldenGpu, AModelLoadedForDecodingIsRefusedWithTheFix) {
+  const io::TensorFile golden = io::load_safetensors(test::char_tiny_dir() / "golden.safetensors");
+  const model::Model model = model::Model::load(test::char_tiny_dir(), test::gpu_context());
+  ASSERT_EQ(model.matrix_layout(), Layout::column_strips);
+  for (const auto& attempt : std::vector<std::function<void()>>{
+           [&] { train::parameters(model); },
+           [&] { train::loss_and_grads(model, test::char_tiny_batch(golden)); }}) {
+    try {
+      attempt();
+      ADD_FAILURE() << "a model in column strips was trained";
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find("LoadOptions::trainable"), std::string::npos)
+          << error.what();
+    }
   }
 }
 

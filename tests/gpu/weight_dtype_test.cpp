@@ -128,7 +128,7 @@ class MatrixLayoutVariable {
 };
 
 TEST(WeightDtypes, MatricesInColumnStripsComputeWhatRowMajorOnesDo) {
-  for (DType dtype : {DType::f16, DType::bf16, DType::q4}) {
+  for (DType dtype : {DType::f32, DType::f16, DType::bf16, DType::q4}) {
     SCOPED_TRACE(to_string(dtype));
     const model::Model strips = [&] {
       const MatrixLayoutVariable variable("strips");
@@ -150,7 +150,7 @@ TEST(WeightDtypes, MatricesInColumnStripsComputeWhatRowMajorOnesDo) {
     EXPECT_EQ(strips_decoder.greedy(8, 6), rows_decoder.greedy(8, 6));
   }
   const MatrixLayoutVariable variable("columns");
-  EXPECT_THROW(model::packed_matrix_layout_from_environment(), Error);
+  EXPECT_THROW(model::matrix_layout_from_environment(), Error);
 }
 
 }  // namespace
