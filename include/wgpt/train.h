@@ -29,8 +29,10 @@ struct Parameter {
   bool decay;  // weight decay applies: matrices and embeddings (rank ≥ 2), not biases or norms
 };
 
-// Every parameter of the model in HF order (wte, wpe, h.0.* …, ln_f.*). Throws when the token
-// table is split into chunks (a device whose binding limit is below it cannot train it).
+// Every parameter of the model in HF order (wte, wpe, h.0.* …, ln_f.*). Throws when the model
+// holds packed weights or was loaded onto a GPU without LoadOptions::trainable (its matrices then
+// lie in column strips), and when the token table is split into chunks (a device whose binding
+// limit is below it cannot train it).
 std::vector<Parameter> parameters(const model::Model& model);
 
 // ---- Loss and gradients ---------------------------------------------------------------------
