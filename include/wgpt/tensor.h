@@ -60,6 +60,10 @@ DType parse_weight_dtype(std::string_view name);
 bool is_packed(DType dtype);
 // The bytes `count` elements of `dtype` occupy (whole words; q4 in whole blocks).
 size_t storage_bytes(DType dtype, size_t count);
+// `bytes` of `dtype` as the GPU kernels read them: q4 rounded up to a multiple of 16, because the
+// decode products read q4's words four u32s at a time, past a matrix's end where its count of words
+// is not a multiple of four (lib/decode_rows_q4.wgsl). A GPU tensor's buffer holds that many.
+size_t gpu_read_bytes(DType dtype, size_t bytes);
 // The product of the dimensions (1 for a scalar shape []).
 size_t numel(const Shape& shape);
 // Whether a tensor of `dtype` and `shape` can be stored in column strips: a matrix, not u32, whose

@@ -84,12 +84,10 @@ void require_product_weight(const Tensor& t, size_t rows, size_t cols) {
           "a q4 weight matrix needs a multiple of 4 rows, got " + t.describe());
 }
 
-// A product's weights as its kernel binds them: q4's words are read as vec4<u32>s
-// (lib/decode_rows_q4.wgsl), so the range reaches on to a multiple of 16 bytes, which a GPU
-// tensor's buffer always holds (Tensor::to_gpu pads q4 storage).
+// A product's weights as its kernel binds them: the range reaches as far as the kernel reads.
 gpu::BufferRange product_weights(const Tensor& weight) {
   gpu::BufferRange range = weight.range();
-  if (weight.dtype() == DType::q4) range.size = (range.size + 15) / 16 * 16;
+  range.size = gpu_read_bytes(weight.dtype(), range.size);
   return range;
 }
 

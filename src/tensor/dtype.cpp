@@ -44,6 +44,10 @@ size_t storage_bytes(DType dtype, size_t count) {
   }
 }
 
+size_t gpu_read_bytes(DType dtype, size_t bytes) {
+  return dtype == DType::q4 ? (bytes + 15) / 16 * 16 : bytes;
+}
+
 bool fits_column_strips(DType dtype, const Shape& shape) {
   const size_t multiple = dtype == DType::q4 ? kQ4Block : kStripColumns;
   return dtype != DType::u32 && shape.size() == 2 && shape[1] % multiple == 0;

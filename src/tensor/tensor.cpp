@@ -19,12 +19,9 @@ void require(bool condition, const Message& message) {
   if (!condition) throw Error("Tensor: " + std::string(message()));
 }
 
-// A GPU tensor's buffer: q4's padded to a multiple of 16 bytes, because the decode products read
-// q4's words four u32s at a time, past a matrix's end where its count of words is not a multiple
-// of four (lib/decode_rows_q4.wgsl).
+// A GPU tensor's buffer: as many bytes as the kernels read of it.
 size_t gpu_storage_bytes(DType dtype, size_t count) {
-  const size_t bytes = storage_bytes(dtype, count);
-  return dtype == DType::q4 ? (bytes + 15) / 16 * 16 : bytes;
+  return gpu_read_bytes(dtype, storage_bytes(dtype, count));
 }
 
 }  // namespace
