@@ -1,7 +1,24 @@
-#include "train/trainable.h"
+#include <string>
+
 #include "wgpt/train.h"
 
 namespace wgpt::train {
+namespace {
+
+// Training updates the model's own storage: f32 master weights, row-major matrices.
+void require_trainable(const model::Model& model) {
+  if (model.weight_dtype() != DType::f32) {
+    throw Error(std::string("training keeps f32 master weights; this model holds ") +
+                to_string(model.weight_dtype()) + " weights (load it with f32 weights)");
+  }
+  if (model.matrix_layout() != Layout::rows) {
+    throw Error(
+        "training updates the weight matrices in place and multiplies by their transposes; this "
+        "model holds them in column strips for decoding (load it with LoadOptions::trainable)");
+  }
+}
+
+}  // namespace
 
 std::vector<Parameter> parameters(const model::Model& model) {
   const model::Weights& w = model.weights();
