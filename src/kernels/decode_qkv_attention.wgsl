@@ -8,8 +8,10 @@
 //   head_dim columns of the product, a few KB of weights that the other chunks of the head read
 //   too — then score the chunk's 64 cached keys of those before the position against it, and keep
 //   the chunk's softmax statistics and unnormalised weighted sum of values.
-// A separate QKV dispatch before the chunks was one more of a step's dependent dispatches, each
-// with a floor of 2–3 µs; the chunks' own product is a third of its columns' work per head.
+// Before, a QKV dispatch ran first and the chunks read q from it: one more dependent dispatch a
+// layer, each with a floor of 2–3 µs (lib/decode_gemv.wgsl). Now the projection runs beside the
+// chunks, and each chunk workgroup pays for its query with a longer product chain (GPT-2's 64-wide
+// heads: 8 threads across, 24 rows of weights each, where the projection's threads take 3).
 // The step's own key and value are not in any chunk: decode_attention_output scores and merges
 // them, after this dispatch has written them. Chunk 0 of each head, which runs even at position 0,
 // writes q_h into the scratch for it.
