@@ -12,7 +12,8 @@ bash scripts/setup.sh
 jobs=$(nproc)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-step() { printf '\n== %s\n' "$*"; }
+# Each stage's heading says how long the run has taken so far: CI's time limit is the whole run's.
+step() { printf '\n== %s (%d min %02d s in)\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
 run_ctest() { ctest --test-dir "$1" --output-on-failure -j"$jobs" "${@:2}" | tee -a "$log"; }
 
 # The WebGPU seam (-DWGPT_WEBGPU_*): the Release build — so every CPU, GPU, command-line and install
@@ -53,3 +54,4 @@ run_ctest build-wasm-app
 # One closing line over every ctest run above (each stage already stopped the script on failure).
 awk '/tests passed, .* tests failed out of/ { failed += $4; total += $NF }
      END { printf "\nall stages: %d passed, %d failed\n", total - failed, failed }' "$log"
+printf 'in %d min %02d s\n' $((SECONDS / 60)) $((SECONDS % 60))
