@@ -72,6 +72,7 @@ Bound embed(const Tensor& step, const Tensor& wte, const Tensor& wpe, const Tens
 // [n_head, ceil(n_ctx / kChunk), head_dim + 2] at `partials` (one binding for the three: a kernel
 // has at most 8 storage buffers on every adapter).
 struct ScratchLayout {
+  size_t chunks = 0;                          // ceil(n_ctx / kChunk)
   size_t scores = 0, partials = 0, size = 0;  // elements
 };
 ScratchLayout scratch_layout(size_t n_head, size_t n_ctx, size_t head_dim);

@@ -124,9 +124,9 @@ fn attend(head: u32, chunk: u32) {
     return;
   }
   let d4 = params.head_dim / 4u;
+  // The head's column groups: head_dim / 8 of them, or for 4-wide heads the one it shares.
   let tx = max(params.head_dim / 8u, 1u);
-  var role = gemv_role(0u, tx);
-  role.column8 = head * params.head_dim / 8u + worker % tx;
+  let role = gemv_role(head * params.head_dim / (8u * tx), tx);
   gemv_prefetch(role, params.k, params.n8, params.strips != 0u);
   let cache = head * params.n_ctx * d4;  // in vec4s
   let count = min(CHUNK, max(position, first) - first);

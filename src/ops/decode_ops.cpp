@@ -142,7 +142,7 @@ Bound prepared(gpu::Context& context, const detail::Variant& v,
 // The caches' shape [n_head, n_ctx, head_dim] as the attention kernels take it, and the scratch
 // that goes with it.
 struct AttentionShape {
-  size_t n_head, n_ctx, head_dim, chunks;
+  size_t n_head, n_ctx, head_dim;
   ScratchLayout scratch;
 };
 
@@ -156,8 +156,7 @@ AttentionShape attention_shape(const Tensor& k_cache, const Tensor& v_cache, con
   require(head_dim >= 4 && head_dim <= 256 && (head_dim & (head_dim - 1)) == 0,
           "head_dim must be a power of two from 4 to 256, got " + std::to_string(head_dim));
   require(n_head <= 64, "at most 64 heads, got " + std::to_string(n_head));
-  const AttentionShape shape{n_head, n_ctx, head_dim, (n_ctx + kChunk - 1) / kChunk,
-                             scratch_layout(n_head, n_ctx, head_dim)};
+  const AttentionShape shape{n_head, n_ctx, head_dim, scratch_layout(n_head, n_ctx, head_dim)};
   require_vector("scratch", scratch, shape.scratch.size);
   return shape;
 }
@@ -179,11 +178,11 @@ Bound embed(const Tensor& step, const Tensor& wte, const Tensor& wpe, const Tens
 }
 
 ScratchLayout scratch_layout(size_t n_head, size_t n_ctx, size_t head_dim) {
-  const size_t chunks = (n_ctx + kChunk - 1) / kChunk;
   ScratchLayout layout;
+  layout.chunks = (n_ctx + kChunk - 1) / kChunk;
   layout.scores = n_head * head_dim;
   layout.partials = layout.scores + n_head * n_ctx;
-  layout.size = layout.partials + n_head * chunks * (head_dim + 2);
+  layout.size = layout.partials + n_head * layout.chunks * (head_dim + 2);
   return layout;
 }
 
@@ -201,7 +200,7 @@ Bound qkv_attention(const QkvAttention& a, const Options& options) {
   const size_t kv8 = 2 * width / 8;  // the projection workgroups' column groups: k's and v's
   const uint32_t tx = column_threads(kv8, options);
   const size_t kv_groups = (kv8 + tx - 1) / tx;
-  const size_t groups = kv_groups + s.n_head * s.chunks;
+  const size_t groups = kv_groups + s.n_head * s.scratch.chunks;
   const size_t max_x = context->limits().max_workgroups_per_dimension;
   return prepared<kernels::decode_qkv_attention>(
       *context, variant(a.weight, options),
@@ -212,7 +211,7 @@ Bound qkv_attention(const QkvAttention& a, const Options& options) {
        .head_dim = u32(s.head_dim),
        .n_head = u32(s.n_head),
        .n_ctx = u32(s.n_ctx),
-       .chunks = u32(s.chunks),
+       .chunks = u32(s.scratch.chunks),
        .eps = a.eps,
        .scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim)),
        .strips = in_strips(a.weight),
@@ -246,7 +245,7 @@ Bound attention_output(const AttentionOutput& a, const Options& options) {
        .tx = tx,
        .head_dim = u32(s.head_dim),
        .n_ctx = u32(s.n_ctx),
-       .chunks = u32(s.chunks),
+       .chunks = u32(s.scratch.chunks),
        .layer = u32(a.layer),
        .n_head = u32(s.n_head),
        .strips = in_strips(a.weight),

@@ -44,6 +44,13 @@ std::vector<float> product(std::span<const float> input, const Tensor& weight,
   return out;
 }
 
+// scale · q · k over head_dim values: an attention score.
+float key_score(const float* q, const float* k, size_t head_dim, float scale) {
+  double dot = 0;
+  for (size_t d = 0; d < head_dim; ++d) dot += static_cast<double>(q[d]) * k[d];
+  return static_cast<float>(dot) * scale;
+}
+
 float gelu(float v) {
   return 0.5f * v * (1.0f + std::tanh(0.7978845608028654f * (v + 0.044715f * v * v * v)));
 }
@@ -71,7 +78,6 @@ void qkv_attention(const QkvAttention& a) {
   const size_t width = a.x.numel(), n_head = a.k_cache.dim(0), n_ctx = a.k_cache.dim(1);
   const size_t head_dim = a.k_cache.dim(2), position = a.step.u32s()[0];
   const ScratchLayout layout = scratch_layout(n_head, n_ctx, head_dim);
-  const size_t chunks = (n_ctx + kChunk - 1) / kChunk;
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
   const std::vector<float> y =
       product(layernorm(a.x.floats(), a.ln.floats(), a.eps), a.weight, a.bias.floats());
@@ -90,14 +96,11 @@ void qkv_attention(const QkvAttention& a) {
       const size_t first = c * kChunk, last = std::min(position, first + kChunk);
       float largest = -std::numeric_limits<float>::max();
       for (size_t j = first; j < last; ++j) {
-        double dot = 0;
-        for (size_t d = 0; d < head_dim; ++d) {
-          dot += static_cast<double>(q[h * head_dim + d]) * keys[(h * n_ctx + j) * head_dim + d];
-        }
-        scores[h * n_ctx + j] = static_cast<float>(dot) * scale;
+        scores[h * n_ctx + j] =
+            key_score(&q[h * head_dim], &keys[(h * n_ctx + j) * head_dim], head_dim, scale);
         largest = std::max(largest, scores[h * n_ctx + j]);
       }
-      float* out = &scratch[layout.partials + (h * chunks + c) * (head_dim + 2)];
+      float* out = &scratch[layout.partials + (h * layout.chunks + c) * (head_dim + 2)];
       double total = 0;
       std::vector<double> sum(head_dim, 0.0);
       for (size_t j = first; j < last; ++j) {
@@ -115,7 +118,7 @@ void qkv_attention(const QkvAttention& a) {
 void attention_output(const AttentionOutput& a) {
   const size_t n_head = a.k_cache.dim(0), n_ctx = a.k_cache.dim(1), head_dim = a.k_cache.dim(2);
   const size_t position = a.step.u32s()[0], kv_len = position + 1;
-  const size_t chunks = (n_ctx + kChunk - 1) / kChunk, used = (position + kChunk - 1) / kChunk;
+  const size_t used = (position + kChunk - 1) / kChunk;
   const ScratchLayout layout = scratch_layout(n_head, n_ctx, head_dim);
   const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
   const auto scratch = a.scratch.floats(), keys = a.k_cache.floats(), values = a.v_cache.floats();
@@ -125,12 +128,8 @@ void attention_output(const AttentionOutput& a) {
     // The step's own key, which no chunk holds: a part of its own with m = s, l = 1, o = v.
     const float* own_key = &keys[(h * n_ctx + position) * head_dim];
     const float* own_value = &values[(h * n_ctx + position) * head_dim];
-    double dot = 0;
-    for (size_t d = 0; d < head_dim; ++d) {
-      dot += static_cast<double>(scratch[h * head_dim + d]) * own_key[d];
-    }
-    const float own = static_cast<float>(dot) * scale;
-    const float* first = &scratch[layout.partials + h * chunks * (head_dim + 2)];
+    const float own = key_score(&scratch[h * head_dim], own_key, head_dim, scale);
+    const float* first = &scratch[layout.partials + h * layout.chunks * (head_dim + 2)];
     float largest = own;
     for (size_t c = 0; c < used; ++c) largest = std::max(largest, first[c * (head_dim + 2)]);
     const double own_factor = std::exp(static_cast<double>(own) - largest);
