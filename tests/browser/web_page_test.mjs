@@ -275,14 +275,16 @@ const checks = {
     return session;
   },
 
-  // After a long run the heat map shows the newest token's column (the frame is scrolled to it),
-  // beside a legend; a model with more heads than fit shows a row per layer, expanded on a click.
+  // After a run wider than its frame the heat map shows the newest token's column (the frame is
+  // scrolled to it), beside a legend; a long context shows its newest MAX_COLUMNS keys; a model with
+  // more heads than fit shows a row per layer, expanded on a click.
   async heatmap_follows_newest({ browser, url }) {
     const session = await openPage(browser, url);
     const { page } = session;
     await page.setViewportSize({ width: 900, height: 900 });
     await ready(page);
-    await configure(page, { prompt: 'The ', temperature: 0.8, topK: 12, length: 90 });
+    // 32 tokens: 52 + 33 × 14 px of map in a panel of under 420 px (two panels side by side).
+    await configure(page, { prompt: 'The ', temperature: 0.8, topK: 12, length: 32 });
     await runToEnd(page);
     const view = await page.evaluate(() => {
       const frame = document.querySelector('.heatmap-frame');
@@ -317,6 +319,18 @@ const checks = {
       return Number(canvas.dataset.rows);
     });
     expect(rows === 12, `144 heads drew ${rows} rows, not one per layer`);
+    const windowed = await page.evaluate(async () => {
+      const { HeatMap } = await import('./attention.js');
+      const canvas = document.createElement('canvas');
+      const caption = document.createElement('p');
+      const kvLen = 60;
+      const labels = Array.from({ length: kvLen }, (_, k) => `t${k}`);
+      new HeatMap(canvas, caption).draw({ layers: [new Float32Array(kvLen).fill(1 / kvLen)], kvLen, nHead: 1 },
+                                        kvLen - 1, labels);
+      return { columns: Number(canvas.dataset.columns), caption: caption.textContent };
+    });
+    expect(windowed.columns === 48 && windowed.caption.includes('Showing the last 48 of 60 tokens'),
+           `60 keys drew ${windowed.columns} columns: ${windowed.caption}`);
     await page.locator('#many-heads').click({ position: { x: 20, y: 21 } });  // layer 1's row
     const expanded = Number(await page.locator('#many-heads').getAttribute('data-rows'));
     expect(expanded === 24, `a click on a layer drew ${expanded} rows, not 12 + its 12 heads`);
