@@ -74,8 +74,8 @@ struct TiledKernel {
 };
 constexpr std::array<TiledKernel, 7> kTiledKernels = {{
     {GemmKernel::tiled, "matmul", 64, 16},
-    {GemmKernel::wide, "matmul_wide", 128, 8},
-    {GemmKernel::wide_vec4, "matmul_wide_vec4", 128, 8},
+    {GemmKernel::wide, "matmul_wide", 128, 16},
+    {GemmKernel::wide_vec4, "matmul_wide_vec4", 128, 16},
     {GemmKernel::tensor_64, "matmul_tensor_64", 64, 32},
     {GemmKernel::tensor_64_vec4, "matmul_tensor_64_vec4", 64, 32},
     {GemmKernel::tensor, "matmul_tensor", 128, 32},
