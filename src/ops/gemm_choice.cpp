@@ -26,6 +26,9 @@ constexpr size_t kMinSplitDepth = 32;
 // (24 blocks) 4.1 against 5.1; scalar, 72 blocks 10.6 against 11.2, 108 blocks 17.7 against 13.8.
 constexpr size_t kWideVec4MinBlocks = 32;
 constexpr size_t kWideMinBlocks = 96;
+// Their workgroup memory: two 128 × 16 tiles of A and of B (lib/matmul_wide_block.wgsl), more than
+// WebGPU's default 16 KiB; a device that offers less takes the 64×64 kernel (8.3 KiB).
+constexpr size_t kWideWorkgroupBytes = 2 * 2 * 128 * 16 * sizeof(float);
 // The tensor-core kernels take 128×128 blocks once a product has one per multiprocessor of an
 // H200, else 64×64 blocks (four times as many workgroups).
 constexpr size_t kTensorWideMinBlocks = 132;
@@ -125,6 +128,7 @@ GemmKernel tiled_choice(const Gemm& g, const gpu::Limits& limits) {
     }
     return vec4 ? GemmKernel::tensor_64_vec4 : GemmKernel::tensor_64;
   }
+  if (limits.max_workgroup_storage_bytes < kWideWorkgroupBytes) return GemmKernel::tiled;
   if (vec4) return blocks(g, 128) >= kWideVec4MinBlocks ? GemmKernel::wide_vec4 : GemmKernel::tiled;
   return blocks(g, 128) >= kWideMinBlocks ? GemmKernel::wide : GemmKernel::tiled;
 }

@@ -143,10 +143,12 @@ TEST(OpsMatmul, CpuProductIsTheDefinitionBitForBit) {
 }
 
 // Devices as gemm_kernel sees them: storage bindings start at multiples of 256 bytes (WebGPU's
-// default alignment); one has tensor cores (an H200's 16 × 16 × 16 subgroup matrices).
+// default alignment), 32 KiB of workgroup memory (llvmpipe's and most browsers'); one has tensor
+// cores (an H200's 16 × 16 × 16 subgroup matrices).
 gpu::Limits f32_device(size_t alignment = 256) {
   gpu::Limits limits;
   limits.min_storage_buffer_offset_alignment = static_cast<uint32_t>(alignment);
+  limits.max_workgroup_storage_bytes = 32768;
   limits.max_storage_buffer_binding_size = 4095ull << 20;  // an H200's, through Dawn
   return limits;
 }
@@ -190,6 +192,11 @@ TEST(OpsMatmul, GpuKernelFollowsTheProductsSize) {
   // Nor are bindings that may start 4 bytes apart.
   EXPECT_EQ(ops::detail::gemm_kernel({.m = 8192, .k = 768, .n = 2304}, f32_device(4)).kernel,
             GemmKernel::wide);
+  // A device with WebGPU's default 16 KiB of workgroup memory cannot hold the 128×128 tiles.
+  gpu::Limits small_workgroups = f32_device();
+  small_workgroups.max_workgroup_storage_bytes = 16384;
+  EXPECT_EQ(ops::detail::gemm_kernel({.m = 8192, .k = 768, .n = 2304}, small_workgroups).kernel,
+            GemmKernel::tiled);
   // Operands read as vec4s take a 128×128 kernel from 32 blocks on (768×768: 36 blocks, 512×768:
   // 24), scalar ones from 96 (513×2304: 90 blocks, 1025×2304: 162).
   EXPECT_EQ(kernel({.m = 768, .k = 8192, .n = 768, .trans_a = true}), GemmKernel::wide_vec4);
