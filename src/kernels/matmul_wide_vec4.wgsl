@@ -7,8 +7,8 @@
 // LAYOUT variants).
 //! variants DTYPE f32 f16 bf16 q4
 //! variants LAYOUT rows strips
-// A thread stages one vec4 of each operand per 8-deep slab: along k, 2 threads cover a row's 8
-// values of the slab; across rows or columns, 32 threads cover one k row. Consecutive threads walk the
+// A thread stages one vec4 of each operand per tile: along k, 2 threads cover a row's 8 values of
+// the tile; across rows or columns, 32 threads cover one k row. Consecutive threads walk the
 // contiguous axis either way.
 //! include "matmul_wide_block.wgsl"
 
@@ -30,7 +30,7 @@ fn triangle_masked(v: vec4<f32>, row: u32, kk: u32, along_rows: bool) -> vec4<f3
   return masked;
 }
 
-// The vec4 of an untransposed B's 8 × 128 slab that thread `index` stages, as (column / 4, kk):
+// The vec4 of an untransposed B's 8 × 128 tile that thread `index` stages, as (column / 4, kk):
 // consecutive threads walk what is contiguous — a row's columns (row-major), or in column strips
 // a strip's 8 columns, then its 8 rows, then the next strip (a warp's loads: two lines of f16).
 fn b_rows_slot(index: u32) -> vec2<u32> {
@@ -76,24 +76,24 @@ fn fetch(batch: u32, row0: u32, col0: u32, k0: u32, k_end: u32, index: u32) -> F
   return f;
 }
 
-fn stage(f: Fetched, index: u32, half: u32, k_offset: u32) {
+fn stage(f: Fetched, index: u32, half: u32) {
   if (p.trans_a == 0u) {
     let row = index / 2u;
-    let kq = k_offset + (index % 2u) * 4u;
+    let kq = (index % 2u) * 4u;
     for (var j = 0u; j < 4u; j++) {
-      a_tile[half][row / 4u][swizzled(row / 4u, kq + j)][row % 4u] = f.a[j];
+      a_tile[half][row / 4u][kq + j][row % 4u] = f.a[j];
     }
   } else {
-    a_tile[half][index % 32u][swizzled(index % 32u, k_offset + index / 32u)] = f.a;
+    a_tile[half][index % 32u][index / 32u] = f.a;
   }
   if (p.trans_b != 0u) {
     let col = index / 2u;
-    let kq = k_offset + (index % 2u) * 4u;
+    let kq = (index % 2u) * 4u;
     for (var j = 0u; j < 4u; j++) {
-      b_tile[half][col / 4u][swizzled(col / 4u, kq + j)][col % 4u] = f.b[j];
+      b_tile[half][col / 4u][kq + j][col % 4u] = f.b[j];
     }
   } else {
     let at = b_rows_slot(index);
-    b_tile[half][at.x][swizzled(at.x, k_offset + at.y)] = f.b;
+    b_tile[half][at.x][at.y] = f.b;
   }
 }

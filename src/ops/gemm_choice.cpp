@@ -26,9 +26,10 @@ constexpr size_t kMinSplitDepth = 32;
 // (24 blocks) 4.1 against 5.1; scalar, 72 blocks 10.6 against 11.2, 108 blocks 17.7 against 13.8.
 constexpr size_t kWideVec4MinBlocks = 32;
 constexpr size_t kWideMinBlocks = 96;
-// Their workgroup memory: two 128 × 16 tiles of A and of B (lib/matmul_wide_block.wgsl), more than
-// WebGPU's default 16 KiB; a device that offers less takes the 64×64 kernel (8.3 KiB).
-constexpr size_t kWideWorkgroupBytes = 2 * 2 * 128 * 16 * sizeof(float);
+// Their workgroup memory: two 128 × 8 tiles of A and of B, each group of 4 rows padded to 9 vec4s
+// (lib/matmul_wide_block.wgsl), 18 KiB: more than WebGPU's default 16 KiB; a device that offers
+// less takes the 64×64 kernel (8.3 KiB).
+constexpr size_t kWideWorkgroupBytes = 2 * 2 * 32 * 9 * 4 * sizeof(float);
 // The tensor-core kernels take 128×128 blocks once a product has one per multiprocessor of an
 // H200, else 64×64 blocks (four times as many workgroups).
 constexpr size_t kTensorWideMinBlocks = 132;
@@ -77,8 +78,8 @@ struct TiledKernel {
 };
 constexpr std::array<TiledKernel, 7> kTiledKernels = {{
     {GemmKernel::tiled, "matmul", 64, 16},
-    {GemmKernel::wide, "matmul_wide", 128, 16},
-    {GemmKernel::wide_vec4, "matmul_wide_vec4", 128, 16},
+    {GemmKernel::wide, "matmul_wide", 128, 8},
+    {GemmKernel::wide_vec4, "matmul_wide_vec4", 128, 8},
     {GemmKernel::tensor_64, "matmul_tensor_64", 64, 32},
     {GemmKernel::tensor_64_vec4, "matmul_tensor_64_vec4", 64, 32},
     {GemmKernel::tensor, "matmul_tensor", 128, 32},

@@ -3,24 +3,23 @@
 // split-k and output placement as matmul.wgsl (lib/gemm_output.wgsl); the includer declares the
 // bindings `a` and `b` and reads them:
 //   fn fetch(batch, row0, col0, k0, k_end, index) -> Fetched: this thread's share of the 128×8
-//     slabs of A (rows row0.., k k0..) and B (k k0.., columns col0..), zeros past m, n or k_end;
-//   fn stage(f: Fetched, index, half, k_offset): stores them into a_tile[half] and b_tile[half]
-//     at kk = k_offset.. (0 or 8), each vec4 at swizzled(its row or column group, kk).
+//     tiles of A (rows row0.., k k0..) and B (k k0.., columns col0..), zeros past m, n or k_end;
+//   fn stage(f: Fetched, index, half): stores them into a_tile[half] and b_tile[half].
 //
 // Each workgroup (16×16 threads) computes a 128×128 block; each thread an 8×8 sub-block held in 16
 // vec4 accumulators: rows ty·4..ty·4+3 and 64+ty·4..64+ty·4+3, columns likewise from tx. Per step
 // of k a thread reads two vec4s of A and two of B from workgroup memory and does 64 fmas with them
 // (matmul.wgsl: 8 scalar reads for 16 fmas).
 //
-// k advances in tiles of 16 (two slabs of 8) staged in workgroup memory as [row / 4][kk] vec4s of
-// 4 rows (columns for B): 16 KiB a tile of both operands, so that two of them fit the 32 KiB that
-// llvmpipe and browsers offer. A row group's 16 vec4s are stored swizzled — kk at kk ^ (group % 8)
-// — instead of padded: the 16 threads of a row read one kk of 16 groups 256 bytes apart, which
-// without the swizzle would share one bank in every 8-thread phase; with it the phase's 8 groups
-// read 8 distinct 16-byte columns of banks. Threads sharing ty read the same A vec4 (a broadcast).
-// The next tile is fetched from global memory into registers before the current one is
-// multiplied, so its latency hides behind 1,024 fmas per thread (twice the 8-deep tile's, for the
-// same one barrier).
+// k advances in tiles of 8 staged in workgroup memory as [row / 4][kk] vec4s of 4 rows (columns
+// for B), each group of 4 rows padded from 8 to 9 vec4s (9 KiB a tile). A thread's reads for
+// every kk go through one pointer to its own row group, so they need no index arithmetic once the
+// kk loop is unrolled; the 16 threads of a row read vec4s 144 bytes apart, which fall in distinct
+// banks for each 8-thread phase, and threads sharing ty read the same A vec4 (a broadcast).
+// Staging is conflict-free too: threads walking k write consecutive floats of one row group, and
+// threads walking rows for one kk write 36 floats (9 vec4s) apart. The next tile is fetched from
+// global memory into registers before the current one is multiplied, so its latency hides behind
+// 512 fmas per thread.
 //
 // Workgroup memory holds two tiles: each step multiplies one while it stages the next into the
 // other, then one barrier, so a tile of 512 fmas a thread waits at one barrier instead of two
@@ -31,7 +30,7 @@
 // Accumulators are only ever indexed by constants, so that they stay in registers on drivers that
 // would spill a dynamically indexed array to memory.
 // A triangular product (lib/gemm_triangle.wgsl) walks only the part of its split's k that the
-// block needs. Grid (ceil(n/128), ceil(m/128), batch · nsplit); k_per_split is a multiple of 16.
+// block needs. Grid (ceil(n/128), ceil(m/128), batch · nsplit); k_per_split is a multiple of 8.
 //! include "gemm_params.wgsl"
 @group(0) @binding(3) var<storage, read> bias: array<f32>;  // A again when there is no bias
 @group(0) @binding(4) var<storage, read> residual: array<f32>;  // A again when unused
@@ -39,37 +38,15 @@
 //! include "gemm_output.wgsl"
 
 const TILE: u32 = 128u;
-const TILE_K: u32 = 16u;
-const SLAB_K: u32 = 8u;  // one fetch's depth: 1,024 elements of each operand, four a thread
+const TILE_K: u32 = 8u;
 
-var<workgroup> a_tile: array<array<array<vec4<f32>, 16>, 32>, 2>;  // [half][row / 4][swizzled kk]
-var<workgroup> b_tile: array<array<array<vec4<f32>, 16>, 32>, 2>;  // [half][col / 4][swizzled kk]
+var<workgroup> a_tile: array<array<array<vec4<f32>, 9>, 32>, 2>;  // [half][row / 4][kk]
+var<workgroup> b_tile: array<array<array<vec4<f32>, 9>, 32>, 2>;  // [half][col / 4][kk]
 
-// Where depth kk of row (or column) group `group` is stored.
-fn swizzled(group: u32, kk: u32) -> u32 {
-  return kk ^ (group & 7u);
-}
-
-// This thread's four elements of each 128×8 slab, between their fetch and their staging.
+// This thread's four elements of each 128×8 tile, between their fetch and their staging.
 struct Fetched {
   a: vec4<f32>,
   b: vec4<f32>,
-}
-
-// Both slabs of a tile.
-struct FetchedTile {
-  first: Fetched,
-  second: Fetched,
-}
-
-fn fetch_tile(batch: u32, row0: u32, col0: u32, k0: u32, k_end: u32, index: u32) -> FetchedTile {
-  return FetchedTile(fetch(batch, row0, col0, k0, k_end, index),
-                     fetch(batch, row0, col0, k0 + SLAB_K, k_end, index));
-}
-
-fn stage_tile(t: FetchedTile, index: u32, half: u32) {
-  stage(t.first, index, half, 0u);
-  stage(t.second, index, half, SLAB_K);
 }
 
 // Stores columns col..col+3 of one output row.
@@ -90,21 +67,20 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
   // 2 = (high, low), 3 = (high, high), "high" being 64 further on.
   var acc: array<vec4<f32>, 16>;
   let k_range = triangle_k_range(split.k_begin, split.k_end, row0, col0, TILE);
-  stage_tile(fetch_tile(batch, row0, col0, k_range.x, k_range.y, index), index, 0u);
+  stage(fetch(batch, row0, col0, k_range.x, k_range.y, index), index, 0u);
   workgroupBarrier();
   var half = 0u;
   for (var k0 = k_range.x; k0 < k_range.y; k0 += TILE_K) {
-    let next = fetch_tile(batch, row0, col0, k0 + TILE_K, k_range.y, index);  // zeros past the end
+    let next = fetch(batch, row0, col0, k0 + TILE_K, k_range.y, index);  // zeros past the end
     let a_lo = &a_tile[half][lid.y];
     let a_hi = &a_tile[half][lid.y + 16u];
     let b_lo = &b_tile[half][lid.x];
     let b_hi = &b_tile[half][lid.x + 16u];
     for (var kk = 0u; kk < TILE_K; kk++) {
-      // (lid.y + 16 and lid.x + 16 swizzle as lid.y and lid.x do.)
-      let al = (*a_lo)[swizzled(lid.y, kk)];
-      let ah = (*a_hi)[swizzled(lid.y, kk)];
-      let bl = (*b_lo)[swizzled(lid.x, kk)];
-      let bh = (*b_hi)[swizzled(lid.x, kk)];
+      let al = (*a_lo)[kk];
+      let ah = (*a_hi)[kk];
+      let bl = (*b_lo)[kk];
+      let bh = (*b_hi)[kk];
       acc[0] = fma(vec4<f32>(al.x), bl, acc[0]);
       acc[1] = fma(vec4<f32>(al.y), bl, acc[1]);
       acc[2] = fma(vec4<f32>(al.z), bl, acc[2]);
@@ -123,7 +99,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
       acc[15] = fma(vec4<f32>(ah.w), bh, acc[15]);
     }
     half = 1u - half;
-    stage_tile(next, index, half);
+    stage(next, index, half);
     workgroupBarrier();
   }
   let row_lo = row0 + lid.y * 4u;
