@@ -52,7 +52,7 @@ class Bound {
   Bound() = default;
   // Records the dispatch (GPU; submitted at once outside a gpu::Scope) or runs the reference.
   void run() const;
-  // The kernel variant ("decode_mlp_up.f16.subgroup"), or "reference" on the CPU.
+  // The kernel variant ("decode_qkv.f16.subgroup"), or "reference" on the CPU.
   const std::string& kernel() const { return kernel_; }
 
  private:
@@ -67,38 +67,29 @@ class Bound {
 // x = wte[token] + wpe[position].
 Bound embed(const Tensor& step, const Tensor& wte, const Tensor& wpe, const Tensor& x);
 
-// Where the attention ops keep what passes between them: one f32 tensor [size] holding q [width]
-// at 0, the raw scores [n_head, n_ctx] at `scores` and the chunks' partials
-// [n_head, ceil(n_ctx / kChunk), head_dim + 2] at `partials` (one binding for the three: a kernel
-// has at most 8 storage buffers on every adapter).
-struct ScratchLayout {
-  size_t chunks = 0;                          // ceil(n_ctx / kChunk)
-  size_t scores = 0, partials = 0, size = 0;  // elements
-};
-ScratchLayout scratch_layout(size_t n_head, size_t n_ctx, size_t head_dim);
-
-// LayerNorm 1 and the fused QKV projection, y = LN(x) · weight + bias [3·width], with attention
-// over the keys before the position split into chunks of kChunk (flash-decoding), in one
-// dispatch: q = y[0, width) into the scratch; k_cache[h, position] and v_cache[h, position] =
-// head h of y's second and third thirds; and for head h and chunk c of the keys j < position
-// (kChunk·c < position), scores[h, j] = scale · q_h · k_cache[h, j] and partials[h, c] =
-// [m, l, o] with m = the chunk's largest score, l = Σ exp(s_j − m) and
-// o = Σ exp(s_j − m) · v_cache[h, j] (head_dim values); chunks past them are left as they are.
-// The step's own key is attention_output's to score. Caches [n_head, n_ctx, head_dim].
-struct QkvAttention {
-  Tensor step, x, ln, weight, bias, k_cache, v_cache, scratch;
+// LayerNorm 1, the fused QKV projection and the head split: y = LN(x) · weight + bias [3·width];
+// q = y[0, width); k_cache[h, position] and v_cache[h, position] = head h of the next two thirds.
+struct Qkv {
+  Tensor step, x, ln, weight, bias, q, k_cache, v_cache;  // caches [n_head, n_ctx, head_dim]
   float eps = 1e-5f;
 };
-Bound qkv_attention(const QkvAttention& args, const Options& options);
+Bound qkv(const Qkv& args, const Options& options);
 
-// Per head, the chunks merged with the step's own key (s = scale · q_h · k_cache[h, position],
-// weight exp(s − M), value v_cache[h, position]): M = max(s, m_c),
-// L = exp(s − M) + Σ l_c·exp(m_c − M), z_h = (exp(s − M)·v + Σ o_c·exp(m_c − M)) / L; then
-// x += z · weight + bias; and patterns[layer, h, j] = exp(s_j − M) / L for j < kv_len (s_j the
-// scratch's scores, and s for the position), packed [n_layer, n_head, kv_len] for this step's
-// kv_len.
+// Attention split over chunks of kChunk keys: for head h and chunk c (first key 64c < kv_len),
+// scores[h, j] = scale · q_h · k_cache[h, j] for the chunk's keys, and
+// partials[h, c] = [m, l, o] with m = the chunk's largest score, l = Σ exp(s_j − m) and
+// o = Σ exp(s_j − m) · v_cache[h, j] (head_dim values). scores [n_head, n_ctx], partials
+// [n_head, ceil(n_ctx / 64), head_dim + 2]; chunks past kv_len are left as they are.
+struct AttentionChunks {
+  Tensor step, q, k_cache, v_cache, scores, partials;
+};
+Bound attention_chunks(const AttentionChunks& args, const Options& options, const Warm& warm = {});
+
+// The chunks merged per head (M = max m_c, L = Σ l_c·exp(m_c − M), z_h = Σ o_c·exp(m_c − M) / L),
+// then x += z · weight + bias; and patterns[layer, h, j] = exp(scores[h, j] − M) / L for
+// j < kv_len, packed [n_layer, n_head, kv_len] for this step's kv_len.
 struct AttentionOutput {
-  Tensor step, scratch, k_cache, v_cache, weight, bias, patterns, x;
+  Tensor step, partials, scores, weight, bias, patterns, x;
   size_t layer = 0;
 };
 Bound attention_output(const AttentionOutput& args, const Options& options);
@@ -137,7 +128,8 @@ Bound argmax(const Argmax& args, const Options& options);
 // CPU). Packed weights are read widened; sums are taken in double.
 namespace reference {
 void embed(const Tensor& step, const Tensor& wte, const Tensor& wpe, const Tensor& x);
-void qkv_attention(const QkvAttention& args);
+void qkv(const Qkv& args);
+void attention_chunks(const AttentionChunks& args);
 void attention_output(const AttentionOutput& args);
 void mlp_up(const MlpUp& args);
 void mlp_down(const MlpDown& args);

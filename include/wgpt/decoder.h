@@ -1,5 +1,5 @@
 #pragma once
-// The decode fast path: one token per step on the GPU in 2 + 4·n_layer fused dispatches whose
+// The decode fast path: one token per step on the GPU in 2 + 5·n_layer fused dispatches whose
 // bind groups are built once (include/wgpt/decode_ops.h), with the next token chosen on the GPU
 // (greedily, with its embedding computed there too, or by the sampling kernels of
 // include/wgpt/sampling.h, after which the next step embeds it), so a step costs one submit and a

@@ -1,17 +1,13 @@
 // Decode step, attention part 2 of 2, fused with the output projection: every workgroup merges
-// the chunks' softmax statistics of every head with the step's own key — scored here against q_h,
-// since decode_qkv_attention writes that key in the dispatch that fills the chunks (rescaling
-// each part by exp(its max − the overall max)) — into the merged head outputs z
-// [n_head·head_dim], staged in workgroup memory as the product's input, then adds z · W + b into
-// the residual stream x in place. Merging per workgroup costs a few KB of cached reads and saves a
-// dispatch per layer.
+// the chunks' softmax statistics of every head (rescaling each chunk by exp(its max − the
+// overall max)) into the merged head outputs z [n_head·head_dim], staged in workgroup memory as
+// the product's input, then adds z · W + b into the residual stream x in place. Merging per
+// workgroup costs a few KB of cached reads and saves a dispatch per layer.
 // Workgroups g, g + groups, ... also turn head g's raw scores into the probabilities the probe
 // reads; every layer's go to one buffer packed as [n_layer, n_head, kv_len] for this step's
 // kv_len, so a probed step reads them as one region.
-// The scratch is decode_qkv_attention's: q at 0, the raw scores at scores_at, the partials at
-// partials_at. Thread layout: lib/decode_gemv.wgsl (n8 = width / 8 column groups); the first
-// n_head threads merge a head's statistics each. width is a multiple of 8 up to 2048, n_head at
-// most 64, head_dim a power of two from 4 to 256.
+// Thread layout: lib/decode_gemv.wgsl (n8 = width / 8 column groups); the first n_head threads
+// merge a head's statistics each. width is a multiple of 8 up to 2048, n_head at most 64.
 //! variants DTYPE f32 f16 bf16 q4
 //! variants REDUCE barrier subgroup
 struct Params {
@@ -24,22 +20,18 @@ struct Params {
   layer: u32,
   n_head: u32,
   strips: u32,  // the weights in column strips (wgpt::Layout), else row-major
-  scale: f32,
-  scores_at: u32,
-  partials_at: u32,
 }
 
 const REDUCE_THREADS: u32 = 256u;
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> step: array<u32>;
-@group(0) @binding(2) var<storage, read> scratch: array<f32>;
-@group(0) @binding(3) var<storage, read> k_cache: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read> v_cache: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read> weight: array<weight_word>;
-@group(0) @binding(6) var<storage, read> bias: array<vec4<f32>>;
-@group(0) @binding(7) var<storage, read_write> patterns: array<f32>;
-@group(0) @binding(8) var<storage, read_write> x: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> partials: array<f32>;
+@group(0) @binding(3) var<storage, read> scores: array<f32>;
+@group(0) @binding(4) var<storage, read> weight: array<weight_word>;
+@group(0) @binding(5) var<storage, read> bias: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read_write> patterns: array<f32>;
+@group(0) @binding(7) var<storage, read_write> x: array<vec4<f32>>;
 
 //! include "reduce_{REDUCE}.wgsl"
 //! include "decode_stage.wgsl"
@@ -48,11 +40,9 @@ const REDUCE_THREADS: u32 = 256u;
 
 var<workgroup> head_largest: array<f32, 64>;
 var<workgroup> head_total: array<f32, 64>;
-var<workgroup> head_own: array<f32, 64>;  // the step's own key's score, per head
 
-// The chunks of the keys before the step's own: ceil(position / 64).
 fn chunks_used() -> u32 {
-  return (step[0] + 63u) / 64u;
+  return (step[0] + 64u) / 64u;  // ceil(kv_len / 64), kv_len = position + 1
 }
 
 // The chunks are read MERGE at a time, all of a block's loads in flight together (a loop that
@@ -67,55 +57,27 @@ fn chunk_block(first: u32, c0: u32, used: u32, offset: u32) -> array<vec2<f32>, 
   var block: array<vec2<f32>, MERGE>;
   for (var j = 0u; j < MERGE; j++) {
     let at = first + min(c0 + j, used - 1u) * (params.head_dim + 2u);
-    block[j] = vec2<f32>(scratch[at], select(0.0, scratch[at + offset], c0 + j < used));
+    block[j] = vec2<f32>(partials[at], select(0.0, partials[at + offset], c0 + j < used));
   }
   return block;
 }
 
-// vec4s of q_h and of the step's key loaded at once: GPT-2's 64-wide heads in one round trip.
-const OWN_BLOCK: u32 = 16u;
-
-// scale · q_h · k_cache[head, position]: the step's own key, which no chunk scored.
-fn own_score(head: u32) -> f32 {
-  let d4 = params.head_dim / 4u;
-  let key = (head * params.n_ctx + step[0]) * d4;
-  let query = head * params.head_dim;
-  var dot4 = vec4<f32>(0.0);
-  for (var i0 = 0u; i0 < d4; i0 += OWN_BLOCK) {
-    var k: array<vec4<f32>, OWN_BLOCK>;
-    var q: array<vec4<f32>, OWN_BLOCK>;
-    for (var n = 0u; n < OWN_BLOCK; n++) {
-      let i = min(i0 + n, d4 - 1u);
-      k[n] = k_cache[key + i];
-      let at = query + 4u * i;
-      q[n] = select(vec4<f32>(0.0),
-                    vec4<f32>(scratch[at], scratch[at + 1u], scratch[at + 2u], scratch[at + 3u]),
-                    i0 + n < d4);
-    }
-    for (var n = 0u; n < OWN_BLOCK; n++) {
-      dot4 += q[n] * k[n];
-    }
-  }
-  return (dot4.x + dot4.y + dot4.z + dot4.w) * params.scale;
-}
-
-// Each head's overall maximum and softmax normaliser over its chunks and its own key, then z
-// (merged outputs) staged and published.
+// Each head's overall maximum and softmax normaliser, then z (merged chunk outputs) staged and
+// published.
 fn stage_input() {
   let d = params.head_dim;
   let used = chunks_used();
   if (worker < params.n_head) {
-    let own = own_score(worker);
-    let first = params.partials_at + worker * params.chunks * (d + 2u);
-    var largest = own;
-    var total = 1.0;  // exp(own − largest)
+    let first = worker * params.chunks * (d + 2u);
+    var largest = bitcast<f32>(0xff7fffffu);
+    var total = 0.0;
     for (var c0 = 0u; c0 < used; c0 += MERGE) {
       let block = chunk_block(first, c0, used, 1u);
       var block_largest = largest;
       for (var j = 0u; j < MERGE; j++) {
         block_largest = max(block_largest, block[j].x);
       }
-      total *= exp(largest - block_largest);  // earlier parts rescaled to the new maximum
+      total *= exp(largest - block_largest);  // earlier blocks rescaled to the new maximum
       for (var j = 0u; j < MERGE; j++) {
         total += block[j].y * exp(block[j].x - block_largest);
       }
@@ -123,17 +85,13 @@ fn stage_input() {
     }
     head_largest[worker] = largest;
     head_total[worker] = total;
-    head_own[worker] = own;
   }
   workgroupBarrier();
-  let position = step[0];
   for (var row = worker; row < params.k; row += 256u) {
     let head = row / d;
-    let own = v_cache[(head * params.n_ctx + position) * (d / 4u) + (row % d) / 4u][row % 4u];
-    var sum = own * exp(head_own[head] - head_largest[head]);
+    var sum = 0.0;
     for (var c0 = 0u; c0 < used; c0 += MERGE) {
-      let first = params.partials_at + head * params.chunks * (d + 2u);
-      let block = chunk_block(first, c0, used, 2u + row % d);
+      let block = chunk_block(head * params.chunks * (d + 2u), c0, used, 2u + row % d);
       for (var j = 0u; j < MERGE; j++) {
         sum += block[j].y * exp(block[j].x - head_largest[head]);
       }
@@ -148,14 +106,12 @@ fn main(invocation: Invocation, @builtin(workgroup_id) group: vec3<u32>,
         @builtin(num_workgroups) groups: vec3<u32>) {
   reduce_begin(invocation);
   add_gemv_to_residual(group.x);
-  let position = step[0];
-  let kv_len = position + 1u;
+  let kv_len = step[0] + 1u;
   for (var head = group.x; head < params.n_head; head += groups.x) {
-    let row = params.scores_at + head * params.n_ctx;
+    let row = head * params.n_ctx;
     let out = (params.layer * params.n_head + head) * kv_len;
     for (var j = worker; j < kv_len; j += 256u) {
-      let score = select(scratch[row + j], head_own[head], j == position);
-      patterns[out + j] = exp(score - head_largest[head]) / head_total[head];
+      patterns[out + j] = exp(scores[row + j] - head_largest[head]) / head_total[head];
     }
   }
 }

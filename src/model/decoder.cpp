@@ -20,15 +20,16 @@ bool is_power_of_two(size_t value) { return value != 0 && (value & (value - 1)) 
 struct Decoder::Plan {
   std::shared_ptr<gpu::Context> context;
   Tensor step;  // u32 [position, token]
-  Tensor x, h, logits;
-  Tensor attention;              // one layer's q, raw scores and chunk partials (ScratchLayout)
+  Tensor x, q, h, logits;
+  Tensor partials;               // per (head, chunk of 64 keys): max, sum, head_dim outputs
+  Tensor scores;                 // one layer's raw attention scores [n_head, n_ctx]
   Tensor patterns;               // every layer's probabilities, packed [n_layer, n_head, kv_len]
   Tensor candidates;             // the LM head's greedy candidates, one per kHeadRows tokens
   std::vector<Tensor> ln1, ln2;  // per layer, packed [gamma; beta]
   Tensor ln_final;
   Tensor warm_sink;  // u32 [256]: the stores of the workgroups that warm weights
   ops::decode::Bound embed;
-  std::vector<ops::decode::Bound> blocks;  // per block: QKV with attention chunks, output, MLP
+  std::vector<ops::decode::Bound> blocks;  // per block: qkv, attention chunks and output, MLP
   ops::decode::Bound lm_head, argmax;
   std::unique_ptr<TokenSampler> sampler;  // none: greedy, the argmax of the LM head's candidates
   size_t steps_in_flight = 0;             // Tuning::steps_in_flight (at least 1)
@@ -75,9 +76,12 @@ Decoder::Decoder(const Model& model, KvCache& cache, const SamplingOptions& samp
   };
   p.step = empty({2}, DType::u32);
   p.x = empty({c.n_embd});
+  p.q = empty({c.n_embd});
   p.h = empty({4 * c.n_embd});
   p.logits = empty({c.vocab_size});
-  p.attention = empty({ops::decode::scratch_layout(c.n_head, c.n_ctx, c.head_dim()).size});
+  p.partials = empty(
+      {c.n_head, (c.n_ctx + ops::decode::kChunk - 1) / ops::decode::kChunk, c.head_dim() + 2});
+  p.scores = empty({c.n_head, c.n_ctx});
   p.patterns = empty({c.n_layer, c.n_head, c.n_ctx});
   p.candidates =
       empty({(c.vocab_size + ops::decode::kHeadRows - 1) / ops::decode::kHeadRows, 3}, DType::u32);
@@ -119,11 +123,10 @@ void Decoder::bind_kernels(const ops::decode::Options& options, bool warm_weight
   const float eps = c.layer_norm_epsilon;
   const Tensor& wte = w.token_embedding[0];
   if (warm_weights) p.warm_sink = Tensor::empty_gpu(p.context, {256}, DType::u32);
-  // Each warming kernel warms one product (its bindings allow one more range): the MLP's first
-  // layer its second, and the second the next layer's QKV projection. The attention kernels have
-  // no binding left (8 each), so the MLP's first layer, the attention's output projection (the
-  // smallest) and the first layer's QKV go unwarmed, and so does the LM head's table, which no
-  // L2 holds.
+  // Each warming kernel warms one product (its bindings allow one more range): the attention
+  // chunks the MLP's first layer, that layer its second, and the second the next layer's QKV
+  // projection. The attention's output projection (the smallest) and the first layer's QKV go
+  // unwarmed, and so does the LM head's table, which no L2 holds.
   auto warming = [&](const Tensor& weights) {
     return warm_weights ? decode::Warm{weights, p.warm_sink} : decode::Warm{};
   };
@@ -131,13 +134,13 @@ void Decoder::bind_kernels(const ops::decode::Options& options, bool warm_weight
   for (size_t layer = 0; layer < c.n_layer; ++layer) {
     const LayerWeights& l = w.layers[layer];
     const Tensor &keys = cache_.keys[layer], &values = cache_.values[layer];
-    p.blocks.push_back(decode::qkv_attention(
-        {p.step, p.x, p.ln1[layer], l.qkv_weight, l.qkv_bias, keys, values, p.attention, eps},
-        options));
-    p.blocks.push_back(
-        decode::attention_output({p.step, p.attention, keys, values, l.attn_proj_weight,
-                                  l.attn_proj_bias, p.patterns, p.x, layer},
-                                 options));
+    p.blocks.push_back(decode::qkv(
+        {p.step, p.x, p.ln1[layer], l.qkv_weight, l.qkv_bias, p.q, keys, values, eps}, options));
+    p.blocks.push_back(decode::attention_chunks({p.step, p.q, keys, values, p.scores, p.partials},
+                                                options, warming(l.fc_weight)));
+    p.blocks.push_back(decode::attention_output({p.step, p.partials, p.scores, l.attn_proj_weight,
+                                                 l.attn_proj_bias, p.patterns, p.x, layer},
+                                                options));
     p.blocks.push_back(decode::mlp_up({p.x, p.ln2[layer], l.fc_weight, l.fc_bias, p.h, eps},
                                       options, warming(l.mlp_proj_weight)));
     p.blocks.push_back(decode::mlp_down(

@@ -105,7 +105,7 @@ gpu::Context* context_of(const std::vector<const Tensor*>& tensors) {
 }
 
 // A decode kernel's warm bindings (lib/decode_warm.wgsl) and its extra workgroups, each of whose
-// 256 threads reads one word of 8 sectors of 32 bytes. Without weights to warm there are none; the
+// `threads` reads one word of 8 sectors of 32 bytes. Without weights to warm there are none; the
 // op's own `input` (read) fills the weights' binding and a word of its own the sink's (a written
 // binding may not alias another).
 struct WarmPlan {
@@ -113,7 +113,7 @@ struct WarmPlan {
   uint32_t workgroups = 0;
 };
 
-WarmPlan plan_warm(const Warm& warm, const Tensor& input) {
+WarmPlan plan_warm(const Warm& warm, size_t threads, const Tensor& input) {
   if (!warm.weights.is_gpu()) {
     return {input, Tensor::empty_gpu(input.context(), {1}, DType::u32), 0};
   }
@@ -121,8 +121,8 @@ WarmPlan plan_warm(const Warm& warm, const Tensor& input) {
           "the weights to warm and their sink must be on the op's GPU");
   require(warm.sink.dtype() == DType::u32 && warm.sink.numel() >= 256,
           "the warm sink must be u32 of at least 256 elements, got " + warm.sink.describe());
-  constexpr size_t kSectorBytes = 32, kSectorsPerThread = 8, kThreads = 256;
-  const size_t per_workgroup = kSectorBytes * kSectorsPerThread * kThreads;
+  constexpr size_t kSectorBytes = 32, kSectorsPerThread = 8;
+  const size_t per_workgroup = kSectorBytes * kSectorsPerThread * threads;
   return {warm.weights, warm.sink,
           u32((warm.weights.byte_size() + per_workgroup - 1) / per_workgroup)};
 }
@@ -137,28 +137,6 @@ Bound prepared(gpu::Context& context, const detail::Variant& v,
                gpu::Workgroups groups) {
   return bind_gpu(context, detail::kernel_name<Kernel>(v),
                   detail::prepare<Kernel>(context, v, params, buffers, groups));
-}
-
-// The caches' shape [n_head, n_ctx, head_dim] as the attention kernels take it, and the scratch
-// that goes with it.
-struct AttentionShape {
-  size_t n_head, n_ctx, head_dim;
-  ScratchLayout scratch;
-};
-
-AttentionShape attention_shape(const Tensor& k_cache, const Tensor& v_cache, const Tensor& scratch,
-                               size_t width) {
-  require(k_cache.rank() == 3 && v_cache.shape() == k_cache.shape() &&
-              k_cache.dim(0) * k_cache.dim(2) == width,
-          "the caches must be [n_head, n_ctx, head_dim] with n_head · head_dim = " +
-              std::to_string(width) + ", got " + k_cache.describe() + " and " + v_cache.describe());
-  const size_t n_head = k_cache.dim(0), n_ctx = k_cache.dim(1), head_dim = k_cache.dim(2);
-  require(head_dim >= 4 && head_dim <= 256 && (head_dim & (head_dim - 1)) == 0,
-          "head_dim must be a power of two from 4 to 256, got " + std::to_string(head_dim));
-  require(n_head <= 64, "at most 64 heads, got " + std::to_string(n_head));
-  const AttentionShape shape{n_head, n_ctx, head_dim, scratch_layout(n_head, n_ctx, head_dim)};
-  require_vector("scratch", scratch, shape.scratch.size);
-  return shape;
 }
 
 }  // namespace
@@ -177,64 +155,79 @@ Bound embed(const Tensor& step, const Tensor& wte, const Tensor& wpe, const Tens
                                          {u32((width + 255) / 256)});
 }
 
-ScratchLayout scratch_layout(size_t n_head, size_t n_ctx, size_t head_dim) {
-  ScratchLayout layout;
-  layout.chunks = (n_ctx + kChunk - 1) / kChunk;
-  layout.scores = n_head * head_dim;
-  layout.partials = layout.scores + n_head * n_ctx;
-  layout.size = layout.partials + n_head * layout.chunks * (head_dim + 2);
-  return layout;
-}
-
-Bound qkv_attention(const QkvAttention& a, const Options& options) {
+Bound qkv(const Qkv& a, const Options& options) {
   require_step(a.step);
   const size_t width = a.x.numel();
+  require(a.k_cache.rank() == 3 && a.k_cache.shape() == a.v_cache.shape() &&
+              a.k_cache.dim(0) * a.k_cache.dim(2) == width,
+          "the caches must be [n_head, n_ctx, head_dim] with n_head · head_dim = " +
+              std::to_string(width) + ", got " + a.k_cache.describe());
   require_vector("x", a.x, width);
-  const AttentionShape s = attention_shape(a.k_cache, a.v_cache, a.scratch, width);
+  require_vector("q", a.q, width);
   require_vector("ln", a.ln, 2 * width);
   require_vector("bias", a.bias, 3 * width);
   require_product_weight(a.weight, width, 3 * width);
   gpu::Context* context =
-      context_of({&a.step, &a.x, &a.ln, &a.weight, &a.bias, &a.k_cache, &a.v_cache, &a.scratch});
-  if (!context) return bind_cpu([a] { reference::qkv_attention(a); });
-  const size_t kv8 = 2 * width / 8;  // the projection workgroups' column groups: k's and v's
-  const uint32_t tx = column_threads(kv8, options);
-  const size_t kv_groups = (kv8 + tx - 1) / tx;
-  const size_t groups = kv_groups + s.n_head * s.scratch.chunks;
-  const size_t max_x = context->limits().max_workgroups_per_dimension;
-  return prepared<kernels::decode_qkv_attention>(
+      context_of({&a.step, &a.x, &a.ln, &a.weight, &a.bias, &a.q, &a.k_cache, &a.v_cache});
+  if (!context) return bind_cpu([a] { reference::qkv(a); });
+  const size_t n8 = 3 * width / 8;
+  const uint32_t tx = column_threads(n8, options);
+  return prepared<kernels::decode_qkv>(
       *context, variant(a.weight, options),
       {.k = u32(width),
-       .n8 = u32(3 * width / 8),
+       .n8 = u32(n8),
        .tx = tx,
-       .kv_groups = u32(kv_groups),
-       .head_dim = u32(s.head_dim),
-       .n_head = u32(s.n_head),
-       .n_ctx = u32(s.n_ctx),
-       .chunks = u32(s.scratch.chunks),
+       .head_dim = u32(a.k_cache.dim(2)),
+       .n_ctx = u32(a.k_cache.dim(1)),
        .eps = a.eps,
-       .scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim)),
-       .strips = in_strips(a.weight),
-       .scores_at = u32(s.scratch.scores),
-       .partials_at = u32(s.scratch.partials)},
+       .strips = in_strips(a.weight)},
       {a.step.range(), a.x.range(), a.ln.range(), product_weights(a.weight), a.bias.range(),
-       a.k_cache.range(), a.v_cache.range(), a.scratch.range()},
-      {u32(std::min(groups, max_x)), u32((groups + max_x - 1) / max_x)});
+       a.q.range(), a.k_cache.range(), a.v_cache.range()},
+      product_groups(n8, tx));
+}
+
+Bound attention_chunks(const AttentionChunks& a, const Options& options, const Warm& warm) {
+  require_step(a.step);
+  const size_t n_head = a.k_cache.dim(0), n_ctx = a.k_cache.dim(1), head_dim = a.k_cache.dim(2);
+  const size_t chunks = (n_ctx + kChunk - 1) / kChunk;
+  require(head_dim >= 4 && head_dim <= 256 && (head_dim & (head_dim - 1)) == 0,
+          "head_dim must be a power of two from 4 to 256, got " + std::to_string(head_dim));
+  require(a.v_cache.shape() == a.k_cache.shape(), "the caches differ in shape");
+  require_vector("q", a.q, n_head * head_dim);
+  require_vector("scores", a.scores, n_head * n_ctx);
+  require_vector("partials", a.partials, n_head * chunks * (head_dim + 2));
+  gpu::Context* context =
+      context_of({&a.step, &a.q, &a.k_cache, &a.v_cache, &a.scores, &a.partials});
+  if (!context) return bind_cpu([a] { reference::attention_chunks(a); });
+  const WarmPlan w = plan_warm(warm, 64, a.q);
+  return prepared<kernels::decode_attention_chunk>(
+      *context, {.subgroups = options.subgroups},
+      {.head_dim = u32(head_dim),
+       .n_ctx = u32(n_ctx),
+       .scale = 1.0f / std::sqrt(static_cast<float>(head_dim)),
+       .chunks = u32(chunks)},
+      {a.step.range(), a.q.range(), a.k_cache.range(), a.v_cache.range(), a.scores.range(),
+       a.partials.range(), w.weights.range(), w.sink.range()},
+      {u32(n_head), u32(chunks + (w.workgroups + n_head - 1) / n_head)});
 }
 
 Bound attention_output(const AttentionOutput& a, const Options& options) {
   require_step(a.step);
-  const size_t width = a.x.numel();
-  require_vector("x", a.x, width);
-  const AttentionShape s = attention_shape(a.k_cache, a.v_cache, a.scratch, width);
-  require(a.patterns.rank() == 3 && a.patterns.dim(1) == s.n_head && a.patterns.dim(2) == s.n_ctx &&
+  require(a.partials.rank() == 3 && a.scores.rank() == 2 && a.patterns.rank() == 3,
+          "partials must be [n_head, chunks, head_dim + 2], scores [n_head, n_ctx] and patterns "
+          "[n_layer, n_head, n_ctx]");
+  const size_t n_head = a.partials.dim(0), chunks = a.partials.dim(1);
+  const size_t head_dim = a.partials.dim(2) - 2, width = n_head * head_dim;
+  const size_t n_ctx = a.scores.dim(1);
+  require(n_head <= 64 && a.scores.dim(0) == n_head && chunks == (n_ctx + kChunk - 1) / kChunk &&
+              a.patterns.dim(1) == n_head && a.patterns.dim(2) == n_ctx &&
               a.layer < a.patterns.dim(0),
-          "patterns must be [n_layer, n_head, n_ctx] with a row for layer " +
-              std::to_string(a.layer) + ", got " + a.patterns.describe());
+          "partials, scores and patterns disagree on n_head, n_ctx or the layer");
+  require_vector("x", a.x, width);
   require_vector("bias", a.bias, width);
   require_product_weight(a.weight, width, width);
-  gpu::Context* context = context_of(
-      {&a.step, &a.scratch, &a.k_cache, &a.v_cache, &a.weight, &a.bias, &a.patterns, &a.x});
+  gpu::Context* context =
+      context_of({&a.step, &a.partials, &a.scores, &a.weight, &a.bias, &a.patterns, &a.x});
   if (!context) return bind_cpu([a] { reference::attention_output(a); });
   const size_t n8 = width / 8;
   const uint32_t tx = column_threads(n8, options);
@@ -243,17 +236,14 @@ Bound attention_output(const AttentionOutput& a, const Options& options) {
       {.k = u32(width),
        .n8 = u32(n8),
        .tx = tx,
-       .head_dim = u32(s.head_dim),
-       .n_ctx = u32(s.n_ctx),
-       .chunks = u32(s.scratch.chunks),
+       .head_dim = u32(head_dim),
+       .n_ctx = u32(n_ctx),
+       .chunks = u32(chunks),
        .layer = u32(a.layer),
-       .n_head = u32(s.n_head),
-       .strips = in_strips(a.weight),
-       .scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim)),
-       .scores_at = u32(s.scratch.scores),
-       .partials_at = u32(s.scratch.partials)},
-      {a.step.range(), a.scratch.range(), a.k_cache.range(), a.v_cache.range(),
-       product_weights(a.weight), a.bias.range(), a.patterns.range(), a.x.range()},
+       .n_head = u32(n_head),
+       .strips = in_strips(a.weight)},
+      {a.step.range(), a.partials.range(), a.scores.range(), product_weights(a.weight),
+       a.bias.range(), a.patterns.range(), a.x.range()},
       product_groups(n8, tx));
 }
 
@@ -268,7 +258,7 @@ Bound mlp_up(const MlpUp& a, const Options& options, const Warm& warm) {
   if (!context) return bind_cpu([a] { reference::mlp_up(a); });
   const size_t n8 = hidden / 8;
   const uint32_t tx = column_threads(n8, options);
-  const WarmPlan w = plan_warm(warm, a.x);
+  const WarmPlan w = plan_warm(warm, 256, a.x);
   return prepared<kernels::decode_mlp_up>(
       *context, variant(a.weight, options),
       {.k = u32(width), .n8 = u32(n8), .tx = tx, .eps = a.eps, .strips = in_strips(a.weight)},
@@ -285,7 +275,7 @@ Bound mlp_down(const MlpDown& a, const Options& options, const Warm& warm) {
   if (!context) return bind_cpu([a] { reference::mlp_down(a); });
   const size_t n8 = width / 8;
   const uint32_t tx = column_threads(n8, options);
-  const WarmPlan w = plan_warm(warm, a.h);
+  const WarmPlan w = plan_warm(warm, 256, a.h);
   return prepared<kernels::decode_mlp_down>(
       *context, variant(a.weight, options),
       {.k = u32(hidden), .n8 = u32(n8), .tx = tx, .strips = in_strips(a.weight)},

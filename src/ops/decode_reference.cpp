@@ -44,13 +44,6 @@ std::vector<float> product(std::span<const float> input, const Tensor& weight,
   return out;
 }
 
-// scale · q · k over head_dim values: an attention score.
-float key_score(const float* q, const float* k, size_t head_dim, float scale) {
-  double dot = 0;
-  for (size_t d = 0; d < head_dim; ++d) dot += static_cast<double>(q[d]) * k[d];
-  return static_cast<float>(dot) * scale;
-}
-
 float gelu(float v) {
   return 0.5f * v * (1.0f + std::tanh(0.7978845608028654f * (v + 0.044715f * v * v * v)));
 }
@@ -74,33 +67,41 @@ void embed(const Tensor& step, const Tensor& wte, const Tensor& wpe, const Tenso
   }
 }
 
-void qkv_attention(const QkvAttention& a) {
+void qkv(const Qkv& a) {
   const size_t width = a.x.numel(), n_head = a.k_cache.dim(0), n_ctx = a.k_cache.dim(1);
   const size_t head_dim = a.k_cache.dim(2), position = a.step.u32s()[0];
-  const ScratchLayout layout = scratch_layout(n_head, n_ctx, head_dim);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
   const std::vector<float> y =
       product(layernorm(a.x.floats(), a.ln.floats(), a.eps), a.weight, a.bias.floats());
-  const auto keys = a.k_cache.floats(), values = a.v_cache.floats();
-  const auto scratch = a.scratch.floats();
-  const float* q = y.data();
-  std::copy(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(width), scratch.begin());
-  float* scores = &scratch[layout.scores];
+  const auto q = a.q.floats(), keys = a.k_cache.floats(), values = a.v_cache.floats();
+  std::copy(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(width), q.begin());
   for (size_t h = 0; h < n_head; ++h) {
     for (size_t d = 0; d < head_dim; ++d) {
       const size_t cached = (h * n_ctx + position) * head_dim + d;
       keys[cached] = y[width + h * head_dim + d];
       values[cached] = y[2 * width + h * head_dim + d];
     }
-    for (size_t c = 0; c * kChunk < position; ++c) {
-      const size_t first = c * kChunk, last = std::min(position, first + kChunk);
+  }
+}
+
+void attention_chunks(const AttentionChunks& a) {
+  const size_t n_head = a.k_cache.dim(0), n_ctx = a.k_cache.dim(1), head_dim = a.k_cache.dim(2);
+  const size_t kv_len = a.step.u32s()[0] + 1, chunks = a.partials.dim(1);
+  const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+  const auto q = a.q.floats(), keys = a.k_cache.floats(), values = a.v_cache.floats();
+  const auto scores = a.scores.floats(), partials = a.partials.floats();
+  for (size_t h = 0; h < n_head; ++h) {
+    for (size_t c = 0; c * kChunk < kv_len; ++c) {
+      const size_t first = c * kChunk, last = std::min(kv_len, first + kChunk);
       float largest = -std::numeric_limits<float>::max();
       for (size_t j = first; j < last; ++j) {
-        scores[h * n_ctx + j] =
-            key_score(&q[h * head_dim], &keys[(h * n_ctx + j) * head_dim], head_dim, scale);
+        double dot = 0;
+        for (size_t d = 0; d < head_dim; ++d) {
+          dot += static_cast<double>(q[h * head_dim + d]) * keys[(h * n_ctx + j) * head_dim + d];
+        }
+        scores[h * n_ctx + j] = static_cast<float>(dot) * scale;
         largest = std::max(largest, scores[h * n_ctx + j]);
       }
-      float* out = &scratch[layout.partials + (h * layout.chunks + c) * (head_dim + 2)];
+      float* out = &partials[(h * chunks + c) * (head_dim + 2)];
       double total = 0;
       std::vector<double> sum(head_dim, 0.0);
       for (size_t j = first; j < last; ++j) {
@@ -116,26 +117,18 @@ void qkv_attention(const QkvAttention& a) {
 }
 
 void attention_output(const AttentionOutput& a) {
-  const size_t n_head = a.k_cache.dim(0), n_ctx = a.k_cache.dim(1), head_dim = a.k_cache.dim(2);
-  const size_t position = a.step.u32s()[0], kv_len = position + 1;
-  const size_t used = (position + kChunk - 1) / kChunk;
-  const ScratchLayout layout = scratch_layout(n_head, n_ctx, head_dim);
-  const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-  const auto scratch = a.scratch.floats(), keys = a.k_cache.floats(), values = a.v_cache.floats();
+  const size_t n_head = a.partials.dim(0), chunks = a.partials.dim(1);
+  const size_t head_dim = a.partials.dim(2) - 2, n_ctx = a.scores.dim(1);
+  const size_t kv_len = a.step.u32s()[0] + 1, used = (kv_len + kChunk - 1) / kChunk;
+  const auto partials = a.partials.floats(), scores = a.scores.floats();
   const auto patterns = a.patterns.floats();
   std::vector<float> z(n_head * head_dim);
   for (size_t h = 0; h < n_head; ++h) {
-    // The step's own key, which no chunk holds: a part of its own with m = s, l = 1, o = v.
-    const float* own_key = &keys[(h * n_ctx + position) * head_dim];
-    const float* own_value = &values[(h * n_ctx + position) * head_dim];
-    const float own = key_score(&scratch[h * head_dim], own_key, head_dim, scale);
-    const float* first = &scratch[layout.partials + h * layout.chunks * (head_dim + 2)];
-    float largest = own;
+    const float* first = &partials[h * chunks * (head_dim + 2)];
+    float largest = -std::numeric_limits<float>::max();
     for (size_t c = 0; c < used; ++c) largest = std::max(largest, first[c * (head_dim + 2)]);
-    const double own_factor = std::exp(static_cast<double>(own) - largest);
-    double total = own_factor;
-    std::vector<double> sum(head_dim);
-    for (size_t d = 0; d < head_dim; ++d) sum[d] = own_factor * own_value[d];
+    double total = 0;
+    std::vector<double> sum(head_dim, 0.0);
     for (size_t c = 0; c < used; ++c) {
       const float* chunk = first + c * (head_dim + 2);
       const double factor = std::exp(static_cast<double>(chunk[0]) - largest);
@@ -143,11 +136,9 @@ void attention_output(const AttentionOutput& a) {
       for (size_t d = 0; d < head_dim; ++d) sum[d] += chunk[2 + d] * factor;
     }
     for (size_t d = 0; d < head_dim; ++d) z[h * head_dim + d] = static_cast<float>(sum[d] / total);
-    const float* scores = &scratch[layout.scores + h * n_ctx];
     for (size_t j = 0; j < kv_len; ++j) {
-      const float score = j == position ? own : scores[j];
-      patterns[(a.layer * n_head + h) * kv_len + j] =
-          static_cast<float>(std::exp(static_cast<double>(score) - largest) / total);
+      patterns[(a.layer * n_head + h) * kv_len + j] = static_cast<float>(
+          std::exp(static_cast<double>(scores[h * n_ctx + j]) - largest) / total);
     }
   }
   const std::vector<float> y = product(z, a.weight, a.bias.floats());

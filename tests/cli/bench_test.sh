@@ -126,7 +126,7 @@ grep -qE '^\| sample_select \| 3 \| [0-9.]+ \|' "$scratch/profile.md" ||
 # and, for greedy decoding, each decode kernel timed as a chain of dependent dispatches.
 [ "$(grep -cF "dependent dispatches in one pass" "$scratch/profile.md")" -eq 1 ] ||
   fail "no kernel chains table in: $(cat "$scratch/profile.md")"
-for kernel in decode_embed decode_qkv_attention decode_attention_output decode_mlp_up \
+for kernel in decode_embed decode_qkv decode_attention_chunk decode_attention_output decode_mlp_up \
   decode_mlp_down decode_lm_head decode_argmax; do
   grep -qE "^\| $kernel(\.[a-z0-9.]+)? \| [0-9.]+ \|\$" "$scratch/profile.md" ||
     fail "no chain of $kernel in: $(cat "$scratch/profile.md")"

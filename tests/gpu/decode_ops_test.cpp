@@ -27,11 +27,10 @@ struct DecodeShape {
 };
 
 const std::vector<DecodeShape> kShapes = {
-    {48, 3, 200, 130, 300},  // head_dim 16; 130 keys before: three chunks, the last of 2 keys
-    {40, 5, 70, 64, 97},     // head_dim 8; 64 keys before: one whole chunk, then the step's own
+    {48, 3, 200, 130, 300},  // head_dim 16; kv_len 131: three chunks, the last of 3 keys
+    {40, 5, 70, 64, 97},     // head_dim 8; kv_len 65: one key past the first chunk
     {576, 9, 80, 10, 70},    // head_dim 64; the MLP's 2304 rows: several batches of loads each
-    {32, 2, 640, 600, 50},   // head_dim 16; 600 keys before: ten chunks, merged in two blocks of 8
-    {24, 6, 16, 0, 40},      // head_dim 4 (two heads to a column group); position 0: no chunk
+    {32, 2, 640, 600, 50},   // head_dim 16; kv_len 601: ten chunks, merged in two blocks of eight
 };
 
 struct Variant {
@@ -93,6 +92,8 @@ Tensor step_at(size_t position, uint32_t token = 0) {
   return Tensor::from_u32({static_cast<uint32_t>(position), token}, {2});
 }
 
+size_t chunks(const DecodeShape& s) { return (s.n_ctx + kChunk - 1) / kChunk; }
+
 std::string shape_name(const DecodeShape& s) {
   return "width " + std::to_string(s.width) + ", " + std::to_string(s.n_head) +
          " heads, position " + std::to_string(s.position);
@@ -137,29 +138,23 @@ TEST(DecodeOps, Embed) {
   });
 }
 
-// The attention ops' scratch (ScratchLayout) of a shape, random as a buffer left by earlier steps.
-Tensor attention_scratch(const DecodeShape& s) {
-  return floats({scratch_layout(s.n_head, s.n_ctx, s.width / s.n_head).size});
-}
-
-test::ParityCase qkv_attention_case(const DecodeShape& s, const Variant& v) {
+test::ParityCase qkv_case(const DecodeShape& s, const Variant& v) {
   const Shape cache = {s.n_head, s.n_ctx, s.width / s.n_head};
-  test::ParityCase c{
-      "qkv_attention",
-      {step_at(s.position), floats({s.width}), layernorm_params(s.width),
-       weights(s.width, 3 * s.width, v.weights), floats({3 * s.width}), floats(cache),
-       floats(cache), attention_scratch(s)},
-      {5, 6, 7},
-      [options = v.options](const std::vector<Tensor>& t) {
-        qkv_attention({t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], 1e-5f}, options).run();
-      },
-      2e-5f,
-      1e-4f};
+  test::ParityCase c{"qkv",
+                     {step_at(s.position), floats({s.width}), layernorm_params(s.width),
+                      weights(s.width, 3 * s.width, v.weights), floats({3 * s.width}),
+                      floats({s.width}), floats(cache), floats(cache)},
+                     {5, 6, 7},
+                     [options = v.options](const std::vector<Tensor>& t) {
+                       qkv({t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], 1e-5f}, options).run();
+                     },
+                     2e-5f,
+                     1e-4f};
   strip_weights(c, v, 3);
   return c;
 }
 
-TEST(DecodeOps, QkvAttention) { expect_parity(qkv_attention_case, true); }
+TEST(DecodeOps, Qkv) { expect_parity(qkv_case, true); }
 
 // For a warming variant, a case's tensors end with weights to warm (`bytes` of them, a few
 // warming workgroups' worth and a partial one) and their sink, neither an output.
@@ -174,26 +169,44 @@ Warm warm_of(const std::vector<Tensor>& t, bool warm) {
   return warm ? Warm{t[t.size() - 2], t.back()} : Warm{};
 }
 
-test::ParityCase attention_output_case(const DecodeShape& s, const Variant& v) {
+test::ParityCase attention_chunks_case(const DecodeShape& s, const Variant& v) {
   const size_t head_dim = s.width / s.n_head;
   const Shape cache = {s.n_head, s.n_ctx, head_dim};
-  // The scratch and the step's key and value as qkv_attention leaves them.
-  const Tensor step = step_at(s.position), keys = floats(cache), values = floats(cache);
-  const Tensor scratch = attention_scratch(s);
-  reference::qkv_attention({step, floats({s.width}), layernorm_params(s.width),
-                            weights(s.width, 3 * s.width, DType::f32), floats({3 * s.width}), keys,
-                            values, scratch});
   test::ParityCase c{
-      "attention_output",
-      {step, scratch, keys, values, weights(s.width, s.width, v.weights), floats({s.width}),
-       floats({2, s.n_head, s.n_ctx}), floats({s.width})},
-      {6, 7},
-      [options = v.options](const std::vector<Tensor>& t) {
-        attention_output({t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], 1}, options).run();
+      "attention_chunks",
+      {step_at(s.position), floats({s.width}), floats(cache), floats(cache),
+       floats({s.n_head, s.n_ctx}), floats({s.n_head, chunks(s), head_dim + 2})},
+      {4, 5},
+      [options = v.options, warm = v.warm](const std::vector<Tensor>& t) {
+        attention_chunks({t[0], t[1], t[2], t[3], t[4], t[5]}, options, warm_of(t, warm)).run();
       },
       2e-5f,
       1e-4f};
-  strip_weights(c, v, 4);
+  add_warm_tensors(c, v, 40'000);  // 16 KB a warming workgroup of 64 threads
+  return c;
+}
+
+TEST(DecodeOps, AttentionChunks) { expect_parity(attention_chunks_case); }
+
+test::ParityCase attention_output_case(const DecodeShape& s, const Variant& v) {
+  const size_t head_dim = s.width / s.n_head;
+  const Shape cache = {s.n_head, s.n_ctx, head_dim};
+  // Chunk statistics as the chunk op leaves them.
+  const Tensor step = step_at(s.position), scores = floats({s.n_head, s.n_ctx});
+  const Tensor partials = floats({s.n_head, chunks(s), head_dim + 2});
+  reference::attention_chunks(
+      {step, floats({s.width}), floats(cache), floats(cache), scores, partials});
+  test::ParityCase c{
+      "attention_output",
+      {step, partials, scores, weights(s.width, s.width, v.weights), floats({s.width}),
+       floats({2, s.n_head, s.n_ctx}), floats({s.width})},
+      {5, 6},
+      [options = v.options](const std::vector<Tensor>& t) {
+        attention_output({t[0], t[1], t[2], t[3], t[4], t[5], t[6], 1}, options).run();
+      },
+      2e-5f,
+      1e-4f};
+  strip_weights(c, v, 3);
   return c;
 }
 
@@ -237,7 +250,7 @@ TEST(DecodeOps, MlpDown) { expect_parity(mlp_down_case, true); }
 // The warming workgroups run and read the weights: each stores what it read into the sink.
 TEST(DecodeOps, WarmingWorkgroupsReadTheWeights) {
   const Variant variant{DType::f16, {.software = false}, true};
-  for (const auto& make : {mlp_up_case, mlp_down_case}) {
+  for (const auto& make : {attention_chunks_case, mlp_up_case, mlp_down_case}) {
     const test::ParityCase c = make(kShapes.front(), variant);
     std::vector<Tensor> on_gpu;
     for (const Tensor& t : c.tensors) on_gpu.push_back(t.to_gpu(test::gpu_context()));
@@ -256,7 +269,7 @@ TEST(DecodeOps, WarmingWeightsChangesNoOutput) {
       if (variant.weights != DType::f16) continue;
       variant.warm = true;
       SCOPED_TRACE(shape_name(shape) + ", " + variant.name());
-      for (const auto& make : {mlp_up_case, mlp_down_case}) {
+      for (const auto& make : {attention_chunks_case, mlp_up_case, mlp_down_case}) {
         EXPECT_TRUE(test::cpu_and_gpu_agree(make(shape, variant), test::gpu_context()));
       }
     }
@@ -333,7 +346,7 @@ TEST(DecodeOps, SubgroupVariantsRunWithEmulatedSubgroups) {
     const Variant variant{DType::f16, {.software = false, .subgroups = true}, warm};
     for (const DecodeShape& shape : kShapes) {
       SCOPED_TRACE(shape_name(shape) + ", " + variant.name());
-      for (const auto& make : {qkv_attention_case, attention_output_case, mlp_up_case,
+      for (const auto& make : {qkv_case, attention_chunks_case, attention_output_case, mlp_up_case,
                                mlp_down_case, lm_head_case, argmax_case}) {
         EXPECT_TRUE(test::cpu_and_gpu_agree(make(shape, variant), context));
       }
@@ -375,19 +388,10 @@ TEST(DecodeOps, ArgmaxTakesTheLowestTokenOnTiesAndStopsAtTheLastPosition) {
 
 TEST(DecodeOps, RefuseShapesTheKernelsCannotTake) {
   const Tensor step = step_at(3);
-  const Tensor cache = floats({3, 16, 8});  // head_dim 8
-  const Tensor scratch = floats({scratch_layout(3, 16, 8).size});
-  const Tensor odd_cache = floats({3, 16, 12});  // head_dim 12: not a power of two
+  const Tensor cache = floats({3, 16, 12});  // head_dim 12: not a power of two
   EXPECT_THROW(
-      qkv_attention({step, floats({36}), layernorm_params(36), weights(36, 108, DType::f32),
-                     floats({108}), odd_cache, odd_cache, scratch},
-                    {}),
+      attention_chunks({step, floats({36}), cache, cache, floats({3, 16}), floats({3, 1, 14})}, {}),
       Error);
-  // A scratch that is not the caches' layout.
-  EXPECT_THROW(qkv_attention({step, floats({24}), layernorm_params(24), weights(24, 72, DType::f32),
-                              floats({72}), cache, cache, floats({10})},
-                             {}),
-               Error);
   // A weight matrix whose width is not a multiple of 8.
   EXPECT_THROW(mlp_down({floats({12}), weights(12, 3, DType::f32), floats({3}), floats({3})}, {}),
                Error);

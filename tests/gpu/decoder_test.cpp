@@ -222,7 +222,7 @@ TEST(Decoder, AGreedyStepIsOneSubmitOneWaitAndNoNewBuffers) {
   EXPECT_EQ(after.submits - before.submits, 5u);
   EXPECT_EQ(after.fence_waits - before.fence_waits, 5u);
   EXPECT_EQ(after.buffers_created, before.buffers_created);
-  EXPECT_EQ(after.dispatches - before.dispatches, 5u * (3 + 4 * model.config().n_layer));
+  EXPECT_EQ(after.dispatches - before.dispatches, 5u * (3 + 5 * model.config().n_layer));
 }
 
 TEST(Decoder, ATracedStepIsOneSubmitOneWaitAndNoNewBuffers) {
@@ -237,7 +237,7 @@ TEST(Decoder, ATracedStepIsOneSubmitOneWaitAndNoNewBuffers) {
   const gpu::Stats after = model.context()->stats();
   EXPECT_EQ(after.submits - before.submits, 3u);
   EXPECT_EQ(after.fence_waits - before.fence_waits, 3u);
-  EXPECT_EQ(after.dispatches - before.dispatches, 3u * (2 + 4 * model.config().n_layer));
+  EXPECT_EQ(after.dispatches - before.dispatches, 3u * (2 + 5 * model.config().n_layer));
 
   // The asynchronous form: the same trace as a synchronous step at the same position.
   KvCache other = model.new_cache();
@@ -271,7 +271,7 @@ TEST(Decoder, KernelChainsTimeEveryKindAndLeaveDecodingAsItWas) {
         EXPECT_GT(row.microseconds, 0.0) << row.kernel;
       }
       EXPECT_EQ(kernels,
-                (std::vector<std::string>{"decode_embed", "decode_qkv_attention",
+                (std::vector<std::string>{"decode_embed", "decode_qkv", "decode_attention_chunk",
                                           "decode_attention_output", "decode_mlp_up",
                                           "decode_mlp_down", "decode_lm_head", "decode_argmax"}));
       EXPECT_EQ(cache.length(), 3u);

@@ -139,7 +139,7 @@ TEST(SampledGeneration, ASampledStepIsOneWaitAndNoNewBuffersInSharedSubmits) {
   EXPECT_EQ(after.buffers_created, before.buffers_created);
   // prepare (with top-k's first pass), top-k's other three, top-p's four, draw, pick
   const size_t sampler = 1 + 3 + 4 + 1 + 1;
-  EXPECT_EQ(after.dispatches - before.dispatches, 6u * (2 + 4 * model.config().n_layer + sampler));
+  EXPECT_EQ(after.dispatches - before.dispatches, 6u * (2 + 5 * model.config().n_layer + sampler));
 }
 
 // However many steps are in flight, and however many a submit carries, the GPU feeds each token
