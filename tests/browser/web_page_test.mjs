@@ -325,8 +325,8 @@ const checks = {
       const caption = document.createElement('p');
       const kvLen = 60;
       const labels = Array.from({ length: kvLen }, (_, k) => `t${k}`);
-      new HeatMap(canvas, caption).draw({ layers: [new Float32Array(kvLen).fill(1 / kvLen)], kvLen, nHead: 1 },
-                                        kvLen - 1, labels);
+      const row = { layers: [new Float32Array(kvLen).fill(1 / kvLen)], kvLen, nHead: 1 };
+      new HeatMap(canvas, caption).draw(row, kvLen - 1, labels);
       return { columns: Number(canvas.dataset.columns), caption: caption.textContent };
     });
     expect(windowed.columns === 48 && windowed.caption.includes('Showing the last 48 of 60 tokens'),
