@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Registers a thread, workgroup memory and local memory of every kernel as a Vulkan driver compiles
+# it (NVIDIA reports them through VK_KHR_pipeline_executable_properties): how many workgroups of a
+# kernel fit on a multiprocessor, which no timing shows directly.
+#
+#   scripts/kernel_registers.sh build DIR
+#       here: builds the two tools into DIR (needs libvulkan-dev and the build's copy of Dawn);
+#       carry DIR, build/wgpt and the spirv-tools package to the GPU machine.
+#   scripts/kernel_registers.sh run DIR WGPT [VARIANTS]
+#       on the GPU machine: every kernel of WGPT (`wgpt info --dump-kernels`), and each
+#       VARIANTS/*.wgsl as "variant+NAME", compiled by Dawn's Vulkan backend (dump_spirv),
+#       assembled (spirv-as) and compiled again by the driver with statistics (pipeline_statistics).
+#       WGPT_KERNEL_CHECKS=0 compiles them without WebGPU's checks, as wgpt runs then.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools=scripts/kernel_registers
+
+case "${1:-}" in
+  build)
+    out=${2:?build needs an output folder}
+    mkdir -p "$out"
+    seam=.deps/webgpu-seam
+    g++ -std=c++20 -O2 -Wall -Wextra -Werror -I"$seam/include" -Isrc "$tools/dump_spirv.cpp" \
+      -o "$out/dump_spirv" -L"$seam/lib" -l:libdawn_copy.so
+    # Vulkan's structures are written {sType} with the rest zeroed, which -Wextra would flag.
+    g++ -std=c++20 -O2 -Wall -Wextra -Werror -Wno-missing-field-initializers \
+      "$tools/pipeline_statistics.cpp" \
+      -o "$out/pipeline_statistics" -lvulkan
+    echo "built $out/dump_spirv and $out/pipeline_statistics"
+    ;;
+  run)
+    bin=$(realpath "${2:?run needs the folder of the tools}")
+    wgpt=${3:?run needs a wgpt binary}
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    mkdir -p "$work/wgsl" "$work/spirv"
+    "$wgpt" info --dump-kernels "$work/wgsl" >/dev/null
+    if [ -n "${4:-}" ]; then
+      for f in "$4"/*.wgsl; do cp "$f" "$work/wgsl/variant+$(basename "$f")"; done
+    fi
+    for f in "$work"/wgsl/*.wgsl; do
+      "$bin/dump_spirv" "$work/spirv" "$f" 2>/dev/null || echo "$(basename "$f"): no SPIR-V" >&2
+    done
+    compgen -G "$work/spirv/*.spvasm" >/dev/null ||
+      { echo "Dawn's Vulkan backend compiled no kernel here" >&2; exit 1; }
+    for f in "$work"/spirv/*.spvasm; do
+      version=$(grep -m1 -o 'Version: 1\.[0-9]' "$f" | tail -c 2)
+      spirv-as --target-env "spv1.${version:-3}" "$f" -o "${f%.spvasm}.spv"
+    done
+    "$bin/pipeline_statistics" "$work"/spirv/*.spvasm
+    ;;
+  *)
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+    exit 2
+    ;;
+esac
