@@ -12,15 +12,17 @@
 #       assembled (spirv-as) and compiled again by the driver with statistics (pipeline_statistics).
 #       WGPT_KERNEL_CHECKS=0 compiles them without WebGPU's checks, as wgpt runs then.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-tools=scripts/kernel_registers
+# The folders and binaries named on the command line are taken from where it runs; the sources
+# from the checkout this script lies in.
+repo=$(cd "$(dirname "$0")/.." && pwd)
+tools=$repo/scripts/kernel_registers
 
 case "${1:-}" in
   build)
     out=${2:?build needs an output folder}
     mkdir -p "$out"
-    seam=.deps/webgpu-seam
-    g++ -std=c++20 -O2 -Wall -Wextra -Werror -I"$seam/include" -Isrc "$tools/dump_spirv.cpp" \
+    seam=$repo/.deps/webgpu-seam
+    g++ -std=c++20 -O2 -Wall -Wextra -Werror -I"$seam/include" -I"$repo/src" "$tools/dump_spirv.cpp" \
       -o "$out/dump_spirv" -L"$seam/lib" -l:libdawn_copy.so
     # Vulkan's structures are written {sType} with the rest zeroed, which -Wextra would flag.
     g++ -std=c++20 -O2 -Wall -Wextra -Werror -Wno-missing-field-initializers \
@@ -29,7 +31,7 @@ case "${1:-}" in
     echo "built $out/dump_spirv and $out/pipeline_statistics"
     ;;
   run)
-    bin=$(realpath "${2:?run needs the folder of the tools}")
+    bin=${2:?run needs the folder of the tools}
     wgpt=${3:?run needs a wgpt binary}
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
@@ -50,7 +52,7 @@ case "${1:-}" in
     "$bin/pipeline_statistics" "$work"/spirv/*.spvasm
     ;;
   *)
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,13{s/^# \{0,1\}//;p}' "$0"
     exit 2
     ;;
 esac
