@@ -17,6 +17,7 @@
 #include "progress_line.h"
 #include "sampling_options.h"
 #include "wgpt/decoder.h"
+#include "wgpt/ops.h"
 #include "wgpt/probe.h"
 
 namespace wgpt::cli {
@@ -327,6 +328,12 @@ std::string replaced_kernels(const model::Model& model) {
   return model.on_gpu() ? joined(model.context()->replaced_kernels()) : "";
 }
 
+// The kernel that computes the model's prompt attention (empty on the CPU), which
+// $WGPT_PROMPT_ATTENTION may have chosen.
+std::string prompt_attention_kernel(const model::Model& model) {
+  return model.on_gpu() ? std::string(ops::causal_attention_kernel(*model.context())) : "";
+}
+
 void report(const BenchCommand& command, const model::Model& model,
             const std::vector<Measurement>& results) {
   const model::Config& c = model.config();
@@ -335,6 +342,7 @@ void report(const BenchCommand& command, const model::Model& model,
                                              : "CPU reference";
   const std::string name = command.config.empty() ? command.model_dir : command.config;
   const std::string replaced = replaced_kernels(model);
+  const std::string attention = prompt_attention_kernel(model);
   if (command.output != "md") {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const Measurement& m : results) {
@@ -365,6 +373,7 @@ void report(const BenchCommand& command, const model::Model& model,
                                        ? nlohmann::ordered_json()
                                        : nlohmann::ordered_json(1000.0 * mean(m.host_seconds));
       out.back()["kernels_replaced"] = replaced;
+      out.back()["prompt_attention"] = attention;
     }
     if (command.output == "json") {
       std::printf("%s\n", out.dump(2).c_str());
@@ -374,7 +383,8 @@ void report(const BenchCommand& command, const model::Model& model,
     return;
   }
   const std::string replaced_note =
-      replaced.empty() ? "" : "; kernels replaced from WGPT_KERNEL_DIR: " + replaced;
+      (attention.empty() ? "" : "; prompt attention: " + attention) +
+      (replaced.empty() ? "" : "; kernels replaced from WGPT_KERNEL_DIR: " + replaced);
   std::printf(
       "model: %s, %.1fM params, %zu layers, %zu wide; weights: %s%s, %.1f MiB; backend: %s; "
       "adapter: %s%s\n\n",

@@ -2,11 +2,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "commands.h"
 #include "joined.h"
 #include "wgpt/gpu.h"
+#include "wgpt/ops.h"
 
 namespace wgpt::cli {
 namespace {
@@ -88,6 +90,12 @@ void run_info(const InfoOptions& options) {
               limits.kernel_checks
                   ? "on (bounds clamped, workgroup memory zeroed; WGPT_KERNEL_CHECKS=0 drops them)"
                   : "off (WGPT_KERNEL_CHECKS=0: no bounds clamped, workgroup memory not zeroed)");
+  try {
+    std::printf("attention:    %s for prompts (WGPT_PROMPT_ATTENTION=auto|plain|pairs|quarters)\n",
+                std::string(ops::causal_attention_kernel(*context)).c_str());
+  } catch (const Error& error) {
+    std::printf("attention:    none: %s\n", error.what());  // the form asked for cannot run here
+  }
   const std::vector<std::string>& replaced = context->replaced_kernels();
   if (!context_options.kernel_directory.empty()) {
     const std::string names = joined(replaced, ", ");

@@ -33,6 +33,19 @@ bool kernel_checks_from_environment();
 // The folder named by $WGPT_KERNEL_DIR, or empty when it is unset.
 std::string kernel_directory_from_environment();
 
+// Which kernel computes a prompt's attention (ops::causal_attention, packed_causal_attention).
+// `automatic` takes the pairs form where the adapter's subgroups are 32 consecutive lanes
+// (Context::subgroups_consecutive) and the plain one elsewhere; the others name a form, to measure
+// them against each other on an adapter (pairs and quarters need those subgroups). The kernels'
+// headers (src/kernels/flash_attention*.wgsl) say how they differ.
+enum class PromptAttention { automatic, plain, pairs, quarters };
+
+// Parses "auto|plain|pairs|quarters"; throws wgpt::Error naming the accepted values otherwise.
+PromptAttention parse_prompt_attention(std::string_view name);
+std::string_view to_string(PromptAttention form);
+// The form named by $WGPT_PROMPT_ATTENTION, or `automatic` when it is unset or empty.
+PromptAttention prompt_attention_from_environment();
+
 struct ContextOptions {
   Backend backend = backend_from_environment();
   // WebGPU's safety code inside every kernel: each storage access clamped to its buffer, and
@@ -49,6 +62,9 @@ struct ContextOptions {
   // expanded. Empty: the build's kernels. A file that names no kernel of the build fails the
   // context's creation.
   std::string kernel_directory = kernel_directory_from_environment();
+  // The prompt's attention kernel (PromptAttention); a subgroup form on an adapter without the
+  // subgroups it needs fails the first prompt that runs it.
+  PromptAttention prompt_attention = prompt_attention_from_environment();
 };
 
 // Writes every kernel of this build to `directory` (created if missing) as NAME.wgsl, includes
@@ -219,6 +235,8 @@ class Context {
   // (src/gpu/subgroup_layout.h): found by a probe (one submit, one wait) the first time it is
   // asked, then remembered. A browser's device has no subgroups: false there, without a probe.
   bool subgroups_consecutive();
+  // ContextOptions::prompt_attention, as the context was created with it.
+  PromptAttention prompt_attention() const;
 
   // A storage buffer of exactly `bytes` (rounded up to 4), from the pool when one is free.
   Buffer create_storage(size_t bytes);

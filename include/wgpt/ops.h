@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "wgpt/gpu.h"
@@ -150,6 +151,10 @@ bool causal_attention_supported(const Tensor& k_cache);
 Tensor packed_causal_attention(const Tensor& qkv, size_t sequences, size_t n_head, float scale);
 // Whether packed_causal_attention runs on `context` (nullptr: the CPU) for heads of head_dim.
 bool packed_causal_attention_supported(const gpu::Context* context, size_t head_dim);
+// The kernel both run on `context`, as its gpu::PromptAttention chooses: flash_attention,
+// flash_attention_pairs or flash_attention_quarters. Throws wgpt::Error where the form asked for
+// needs subgroups the adapter lacks.
+std::string_view causal_attention_kernel(gpu::Context& context);
 
 // A batched decode step: B rows, each the newest token of its own sequence, whose caches share one
 // pool per layer, k_pool and v_pool [slots, n_head, n_ctx, head_dim] (slot s's cache is the

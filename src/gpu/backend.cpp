@@ -34,4 +34,36 @@ std::string kernel_directory_from_environment() {
   return value ? value : "";
 }
 
+PromptAttention parse_prompt_attention(std::string_view name) {
+  if (name == "auto" || name.empty()) return PromptAttention::automatic;
+  if (name == "plain") return PromptAttention::plain;
+  if (name == "pairs") return PromptAttention::pairs;
+  if (name == "quarters") return PromptAttention::quarters;
+  throw Error("unknown prompt attention '" + std::string(name) +
+              "' (expected auto, plain, pairs or quarters)");
+}
+
+std::string_view to_string(PromptAttention form) {
+  switch (form) {
+    case PromptAttention::automatic:
+      return "auto";
+    case PromptAttention::plain:
+      return "plain";
+    case PromptAttention::pairs:
+      return "pairs";
+    case PromptAttention::quarters:
+      return "quarters";
+  }
+  return "auto";
+}
+
+PromptAttention prompt_attention_from_environment() {
+  const char* name = std::getenv("WGPT_PROMPT_ATTENTION");
+  try {
+    return parse_prompt_attention(name ? name : "");
+  } catch (const Error& error) {
+    throw Error(std::string("WGPT_PROMPT_ATTENTION: ") + error.what());
+  }
+}
+
 }  // namespace wgpt::gpu

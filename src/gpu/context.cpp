@@ -257,6 +257,7 @@ void Context::create_async(ContextOptions options,
                            std::function<void(Result<std::shared_ptr<Context>>)> done) {
   // Shared, not unique: std::function needs a copyable callable.
   auto impl = std::make_shared<std::unique_ptr<Impl>>(std::make_unique<Impl>());
+  (*impl)->prompt_attention = options.prompt_attention;
   if (!options.kernel_directory.empty()) {
     // Read before the device is asked for, so that a mistake in the folder costs no device.
     try {
@@ -294,6 +295,7 @@ std::shared_ptr<Context> Context::create(ContextOptions options) {
 const AdapterInfo& Context::adapter_info() const { return impl_->handles.info; }
 const Limits& Context::limits() const { return impl_->handles.limits; }
 Stats Context::stats() const { return impl_->stats; }
+PromptAttention Context::prompt_attention() const { return impl_->prompt_attention; }
 
 bool Context::subgroups_consecutive() {
   if (!impl_->subgroups_consecutive) {

@@ -49,6 +49,7 @@ struct Context::Impl {
   std::unique_ptr<api::ErrorSink> errors = std::make_unique<api::ErrorSink>();
   Stats stats;
   std::optional<bool> subgroups_consecutive;  // once Context::subgroups_consecutive has probed
+  PromptAttention prompt_attention = PromptAttention::automatic;  // as ContextOptions asked
 
   StringMap<std::string> added_kernels;
   std::vector<std::string> replaced_kernels;  // from ContextOptions::kernel_directory

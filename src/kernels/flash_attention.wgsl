@@ -14,7 +14,8 @@
 // fetched into registers before the current one is used, so its latency hides behind the tile's
 // work (a workgroup of this kernel's registers may be the only one on its multiprocessor, with
 // nothing else to run while it waits). flash_attention_pairs.wgsl is the form for adapters with
-// subgroups, which reads workgroup memory half as often.
+// subgroups, which reads workgroup memory half as often; flash_attention_quarters.wgsl another,
+// which holds fewer values a thread (ops::causal_attention_kernel chooses).
 // Thread (row, part) scores keys part, part + 4, .. of each tile against its row (read once into
 // registers, pre-scaled), with its own running maximum, sum and 64 output sums; threads of a
 // subgroup that share a part read the same key (a broadcast). At the end the four parts of a row

@@ -1,8 +1,8 @@
 // causal_attention and packed_causal_attention: a prompt's attention in one pass, its keys and
 // values read from a KV cache or from the projection itself. The CPU reference is the definition
-// (the softmax of each row in double); the kernel (flash_attention.wgsl, or flash_attention_pairs
-// where the adapter's subgroups are 32 consecutive lanes) keeps it online. Both ops describe where
-// the keys sit by the same strides, so one reference and one kernel serve them.
+// (the softmax of each row in double); the kernel (flash_attention.wgsl, or a form for adapters
+// with subgroups: causal_attention_kernel) keeps it online. Both ops describe where the keys sit
+// by the same strides, so one reference and one kernel serve them.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -78,13 +78,28 @@ void attention_gpu(std::string_view op, gpu::Context& context, const Attention& 
   gpu::Workgroups grid{detail::word(op, a.n_head),
                        detail::word(op, (a.t + kKernelRows - 1) / kKernelRows),
                        detail::word(op, a.sequences)};
-  // The pairs form reads workgroup memory half as often as the other.
-  const char* kernel =
-      context.subgroups_consecutive() ? "flash_attention_pairs" : "flash_attention";
-  context.dispatch(kernel, params, detail::Bindings(op, {qkv, keys, values}, {out}).ranges(), grid);
+  context.dispatch(causal_attention_kernel(context), params,
+                   detail::Bindings(op, {qkv, keys, values}, {out}).ranges(), grid);
 }
 
 }  // namespace
+
+std::string_view causal_attention_kernel(gpu::Context& context) {
+  using gpu::PromptAttention;
+  const PromptAttention form = context.prompt_attention();
+  if (form == PromptAttention::plain) return "flash_attention";
+  // The pairs form reads workgroup memory half as often as the plain one.
+  if (form == PromptAttention::automatic) {
+    return context.subgroups_consecutive() ? "flash_attention_pairs" : "flash_attention";
+  }
+  if (!context.subgroups_consecutive()) {
+    throw Error("the prompt attention's " + std::string(gpu::to_string(form)) +
+                " form needs subgroups of 32 consecutive lanes, which " +
+                context.adapter_info().device +
+                " lacks (WGPT_PROMPT_ATTENTION=auto or plain runs here)");
+  }
+  return form == PromptAttention::pairs ? "flash_attention_pairs" : "flash_attention_quarters";
+}
 
 bool causal_attention_supported(const Tensor& k_cache) {
   return !k_cache.context() || (k_cache.rank() == 3 && k_cache.dim(2) == kKernelHeadDim);

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "emulated_subgroups.h"
 #include "gpu/kernel_sources.h"
@@ -14,15 +17,24 @@ namespace {
 
 constexpr size_t kHeads = 3, kHeadDim = 16, kCtx = 40;
 
+// The forms of the prompt's attention for adapters with subgroups, each of which the contexts
+// below run under the plain kernel's name.
+constexpr std::array<const char*, 2> kSubgroupForms = {"flash_attention_pairs",
+                                                       "flash_attention_quarters"};
+
 // The contexts a prompt's attention is checked in: the plain one, which takes flash_attention.wgsl
-// (or its pairs form where the adapter has subgroups), and one whose "flash_attention" is
-// flash_attention_pairs.wgsl, its subgroups emulated where the adapter has none (llvmpipe).
+// (or its pairs form where the adapter has subgroups), and one per subgroup form whose
+// "flash_attention" is that form, its subgroups emulated where the adapter has none (llvmpipe).
 std::vector<std::pair<std::shared_ptr<gpu::Context>, const char*>> attention_contexts() {
-  auto pairs = test::context_with_emulated_subgroups(test::EmulatedLayout::consecutive);
-  pairs->replace_kernel(
-      "flash_attention",
-      *test::with_emulated_subgroups("flash_attention_pairs", test::EmulatedLayout::consecutive));
-  return {{test::gpu_context(), "plain context"}, {pairs, "the pairs form"}};
+  std::vector<std::pair<std::shared_ptr<gpu::Context>, const char*>> contexts = {
+      {test::gpu_context(), "plain context"}};
+  for (const char* form : kSubgroupForms) {
+    auto context = test::context_with_emulated_subgroups(test::EmulatedLayout::consecutive);
+    context->replace_kernel(
+        "flash_attention", *test::with_emulated_subgroups(form, test::EmulatedLayout::consecutive));
+    contexts.emplace_back(context, form);
+  }
+  return contexts;
 }
 
 TEST(GpuHeads, SplitAndMergeMatchCpu) {
@@ -139,21 +151,66 @@ TEST(GpuPackedCausalAttention, SequencesMatchCpu) {
   }
 }
 
-// Where the adapter has no subgroups, the pairs form as the build embeds it (real subgroup
-// operations) is still compiled and validated, on Dawn's Null adapter under the plain kernel's
+// Where the adapter has no subgroups, the subgroup forms as the build embeds them (real subgroup
+// operations) are still compiled and validated, on Dawn's Null adapter under the plain kernel's
 // name.
-TEST(GpuPackedCausalAttention, ThePairsFormCompilesWithSubgroups) {
+TEST(GpuPackedCausalAttention, TheSubgroupFormsCompileWithSubgroups) {
   if (test::gpu_context()->subgroups_consecutive()) {
-    GTEST_SKIP() << "the adapter's subgroups run the pairs form in the tests above";
+    GTEST_SKIP() << "the adapter's subgroups run these forms in the tests above";
   }
-  auto null_device = gpu::create_validation_context({16, 16, 16, 32});
-  null_device->replace_kernel(
-      "flash_attention", std::string(gpu::find_embedded_kernel("flash_attention_pairs")->wgsl));
-  const Tensor qkv = Tensor::from_floats(test::random_floats(2 * 70 * 3 * 128, 5), {140, 384});
-  EXPECT_NO_THROW({
-    ops::packed_causal_attention(qkv.to_gpu(null_device), 2, 2, 0.125f);
-    null_device->finish();
-  });
+  for (const char* form : kSubgroupForms) {
+    SCOPED_TRACE(form);
+    auto null_device = gpu::create_validation_context({16, 16, 16, 32});
+    null_device->replace_kernel("flash_attention",
+                                std::string(gpu::find_embedded_kernel(form)->wgsl));
+    const Tensor qkv = Tensor::from_floats(test::random_floats(2 * 70 * 3 * 128, 5), {140, 384});
+    EXPECT_NO_THROW({
+      ops::packed_causal_attention(qkv.to_gpu(null_device), 2, 2, 0.125f);
+      null_device->finish();
+    });
+  }
+}
+
+// WGPT_PROMPT_ATTENTION (gpu::ContextOptions::prompt_attention) chooses the kernel: auto the pairs
+// form where the adapter's subgroups allow it, plain anywhere, and a subgroup form only where
+// they allow it (elsewhere a prompt fails, named, rather than running something else).
+TEST(GpuCausalAttention, TheContextChoosesTheKernel) {
+  using gpu::PromptAttention;
+  const bool subgroups = test::gpu_context()->subgroups_consecutive();
+  auto automatic = gpu::Context::create({.prompt_attention = PromptAttention::automatic});
+  EXPECT_EQ(ops::causal_attention_kernel(*automatic),
+            subgroups ? "flash_attention_pairs" : "flash_attention");
+  auto plain = gpu::Context::create({.prompt_attention = PromptAttention::plain});
+  EXPECT_EQ(ops::causal_attention_kernel(*plain), "flash_attention");
+  const Tensor qkv = Tensor::from_floats(test::random_floats(70 * 3 * 128, 7), {70, 384});
+  for (auto [form, kernel] : {std::pair{PromptAttention::pairs, "flash_attention_pairs"},
+                              {PromptAttention::quarters, "flash_attention_quarters"}}) {
+    auto context = gpu::Context::create({.prompt_attention = form});
+    EXPECT_EQ(context->prompt_attention(), form);
+    if (subgroups) {
+      EXPECT_EQ(ops::causal_attention_kernel(*context), kernel);
+      EXPECT_TRUE(test::all_close(ops::packed_causal_attention(qkv.to_gpu(context), 1, 2, 0.125f),
+                                  ops::packed_causal_attention(qkv, 1, 2, 0.125f), 1e-5f, 1e-4f));
+    } else {
+      EXPECT_THROW(ops::causal_attention_kernel(*context), Error);
+      EXPECT_THROW(ops::packed_causal_attention(qkv.to_gpu(context), 1, 2, 0.125f), Error);
+    }
+  }
+}
+
+TEST(GpuCausalAttention, TheEnvironmentVariableNamesAForm) {
+  using gpu::PromptAttention;
+  test::Environment environment;
+  environment.unset("WGPT_PROMPT_ATTENTION");
+  EXPECT_EQ(gpu::prompt_attention_from_environment(), PromptAttention::automatic);
+  for (auto form : {PromptAttention::automatic, PromptAttention::plain, PromptAttention::pairs,
+                    PromptAttention::quarters}) {
+    environment.set("WGPT_PROMPT_ATTENTION", std::string(gpu::to_string(form)));
+    EXPECT_EQ(gpu::prompt_attention_from_environment(), form);
+  }
+  environment.set("WGPT_PROMPT_ATTENTION", "halves");
+  EXPECT_THROW(gpu::prompt_attention_from_environment(), Error);
+  EXPECT_THROW(gpu::parse_prompt_attention("Pairs"), Error);
 }
 
 }  // namespace

@@ -1,34 +1,14 @@
 // Shared by flash_attention.wgsl and flash_attention_pairs.wgsl (see the first for the
-// attention they compute): the parameters and bindings, and the tiles of 32 keys and their values
-// that go through workgroup memory (16 KiB, WebGPU's default limit), each key row's vec4s rotated
-// by KEY_ROTATION times the key's index (the includer's constant) so that the vec4s its threads
-// read at once sit in different banks. A workgroup of 256
-// threads stages a tile, two vec4s of keys and two of values a thread; the includer fetches the
-// next tile into registers before it uses the current one, so that its latency hides behind the
-// tile's work.
-struct Params {
-  t: u32,             // query rows of each sequence
-  n_head: u32,
-  offset: u32,        // keys before a sequence's first query (a cache's earlier positions)
-  scale: f32,
-  key_row: u32,       // vec4s from one key (or value) to the next
-  key_head: u32,      // from one head's keys to the next head's
-  key_sequence: u32,  // from one sequence's keys to the next sequence's
-  key_first: u32,     // where key 0 of head 0 of sequence 0 sits in `keys`
-  value_first: u32,   // where its value sits in `values`
-}
+// attention they compute): the tiles of 32 keys and their values that go through workgroup memory
+// (16 KiB, WebGPU's default limit), each key row's vec4s rotated by KEY_ROTATION times the key's
+// index (the includer's constant) so that the vec4s its threads read at once sit in different
+// banks. A workgroup of 256 threads stages a tile, two vec4s of keys and two of values a thread;
+// the includer fetches the next tile into registers before it uses the current one, so that its
+// latency hides behind the tile's work.
+//! include "flash_attention_block.wgsl"
 
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> qkv: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read> keys: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read> values: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read_write> out: array<vec4<f32>>;
-
-const ROWS: u32 = 64u;
 const KEYS: u32 = 32u;
-const HEAD4: u32 = 16u;    // vec4s per head row
 const PARTS: u32 = 4u;
-const NONE: f32 = -3.0e38;  // a score below every real one
 
 var<workgroup> k_tile: array<vec4<f32>, KEYS * HEAD4>;
 var<workgroup> v_tile: array<vec4<f32>, KEYS * HEAD4>;
@@ -77,23 +57,6 @@ fn stage(staged: Staged, li: u32) {
   v_tile[slot(li / HEAD4, li % HEAD4)] = staged.v0;
   k_tile[slot(e1 / HEAD4, e1 % HEAD4)] = staged.k1;
   v_tile[slot(e1 / HEAD4, e1 % HEAD4)] = staged.v1;
-}
-
-// A workgroup's block of query rows and its head's keys: the same for every thread, so that the
-// loops over the keys stay in uniform control flow. Grid (n_head, ceil(t / 64), sequences), the
-// blocks of rows numbered from the last (see flash_attention.wgsl).
-struct Block {
-  head: u32,
-  first_row: u32,  // its first query row within its sequence
-  sequence: u32,
-  head_keys: u32,  // where its head's keys start (tile_at)
-  keys_end: u32,   // the keys any of its rows sees
-}
-
-fn block_of(wid: vec3<u32>, groups: vec3<u32>) -> Block {
-  let first_row = (groups.y - 1u - wid.y) * ROWS;
-  return Block(wid.x, first_row, wid.z, wid.z * p.key_sequence + wid.x * p.key_head,
-               p.offset + min(first_row + ROWS, p.t));
 }
 
 // Puts the fetched tile of keys k0.. into workgroup memory (once every thread is done with the
