@@ -2,10 +2,19 @@
 // thread, workgroup memory, local memory), through VK_KHR_pipeline_executable_properties, for
 // SPIR-V written by dump_spirv and assembled by spirv-as. Part of scripts/kernel_registers.sh; not
 // built with wgpt.
-// Usage: pipeline_statistics KERNEL.spvasm... (each beside its KERNEL.spv)
+// Usage: pipeline_statistics [--code DIR] KERNEL.spvasm... (each beside its KERNEL.spv)
+// With --code, it also writes into DIR what the driver will show of each kernel's machine code:
+// its internal representations (KERNEL.N.txt or .bin, where the driver offers any), and every ELF
+// image found in a pipeline cache holding only that kernel (KERNEL.N.elf: on NVIDIA a cubin,
+// which nvdisasm reads, if the cache stores it in the clear). Which of these a driver gives is
+// what a run finds out; the line says what was written.
 #include <vulkan/vulkan.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <regex>
@@ -18,6 +27,63 @@ namespace {
 std::string read_file(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(file), {}};
+}
+
+bool write_file(const std::string& path, const void* data, size_t size) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+  return static_cast<bool>(file);
+}
+
+// The little-endian unsigned integer of `bytes` bytes at `at` of `blob` (the caller checked that
+// they lie inside it).
+uint64_t little_endian(const std::string& blob, size_t at, size_t bytes) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < bytes; ++i) {
+    value |= uint64_t(static_cast<unsigned char>(blob[at + i])) << (8 * i);
+  }
+  return value;
+}
+
+// The 64-bit little-endian ELF images inside `blob`, as (offset, size): each header whose section
+// table and sections all end inside the blob. Anything else that starts with the magic is skipped.
+std::vector<std::pair<size_t, size_t>> elf_images(const std::string& blob) {
+  constexpr size_t kHeader = 64, kSection = 64;
+  std::vector<std::pair<size_t, size_t>> images;
+  for (size_t at = blob.find("\x7f"
+                             "ELF");
+       at != std::string::npos; at = blob.find("\x7f"
+                                               "ELF",
+                                               at + 1)) {
+    const size_t left = blob.size() - at;
+    if (left < kHeader || blob[at + 4] != 2 || blob[at + 5] != 1) continue;
+    const uint64_t table = little_endian(blob, at + 40, 8);
+    const uint64_t entry = little_endian(blob, at + 58, 2);
+    const uint64_t sections = little_endian(blob, at + 60, 2);
+    if (entry != kSection || table > left || sections > (left - table) / kSection) continue;
+    uint64_t end = table + sections * kSection;
+    bool inside = true;
+    for (uint64_t i = 0; i < sections && inside; ++i) {
+      const size_t header = at + table + i * kSection;
+      const uint64_t type = little_endian(blob, header + 4, 4);
+      const uint64_t offset = little_endian(blob, header + 24, 8);
+      const uint64_t size = little_endian(blob, header + 32, 8);
+      if (type == 8) continue;  // SHT_NOBITS: no bytes in the file
+      inside = offset <= left && size <= left - offset;
+      end = std::max(end, offset + size);
+    }
+    if (inside) images.emplace_back(at, end);
+  }
+  return images;
+}
+
+// A file name's safe form of a driver's description ("SASS", "NV PTX", ...).
+std::string file_part(const char* text) {
+  std::string part;
+  for (const char* c = text; *c; ++c) {
+    part += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
+  }
+  return part;
 }
 
 // What a pipeline layout needs from the assembly: the entry point's name (Dawn renames it), each
@@ -116,11 +182,15 @@ class StatisticsDevice {
     if (vkCreateDevice(physical, &device_info, nullptr, &device_) != VK_SUCCESS) return false;
     statistics_ = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
         vkGetDeviceProcAddr(device_, "vkGetPipelineExecutableStatisticsKHR"));
+    representations_ = reinterpret_cast<PFN_vkGetPipelineExecutableInternalRepresentationsKHR>(
+        vkGetDeviceProcAddr(device_, "vkGetPipelineExecutableInternalRepresentationsKHR"));
     return statistics_ != nullptr;
   }
 
-  // "name=value ..." for the pipeline of one kernel, or why there is none.
-  std::string describe(const std::string& spirv, const Interface& interface) {
+  // "name=value ..." for the pipeline of one kernel, or why there is none; with a code folder,
+  // what was written there of its machine code, as `code_name`.*.
+  std::string describe(const std::string& spirv, const Interface& interface,
+                       const std::string& code_folder, const std::string& code_name) {
     std::vector<VkDescriptorSetLayout> sets;
     for (const Interface::Binding& binding : interface.bindings) {
       if (binding.set >= sets.size()) sets.resize(binding.set + 1, VK_NULL_HANDLE);
@@ -154,14 +224,21 @@ class StatisticsDevice {
     }
     VkComputePipelineCreateInfo pipeline_info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     pipeline_info.flags = VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+    if (!code_folder.empty()) {
+      pipeline_info.flags |= VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
+    }
     pipeline_info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
     pipeline_info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     pipeline_info.stage.module = module;
     pipeline_info.stage.pName = interface.entry.c_str();
     pipeline_info.layout = layout;
+    // A cache of its own, so that whatever the driver stores in it is this kernel's alone.
+    VkPipelineCacheCreateInfo cache_info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+    VkPipelineCache cache;
+    vkCreatePipelineCache(device_, &cache_info, nullptr, &cache);
     VkPipeline pipeline;
     const VkResult created =
-        vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &pipeline_info, nullptr, &pipeline);
+        vkCreateComputePipelines(device_, cache, 1, &pipeline_info, nullptr, &pipeline);
     std::ostringstream line;
     if (created != VK_SUCCESS) {
       line << "no pipeline (VkResult " << created << ")";
@@ -176,8 +253,12 @@ class StatisticsDevice {
       for (const VkPipelineExecutableStatisticKHR& statistic : statistics) {
         line << statistic.name << '=' << value_of(statistic) << "  ";
       }
+      if (!code_folder.empty()) {
+        line << write_code(executable, cache, code_folder + "/" + code_name);
+      }
       vkDestroyPipeline(device_, pipeline, nullptr);
     }
+    vkDestroyPipelineCache(device_, cache, nullptr);
     vkDestroyShaderModule(device_, module, nullptr);
     vkDestroyPipelineLayout(device_, layout, nullptr);
     for (VkDescriptorSetLayout set : sets) vkDestroyDescriptorSetLayout(device_, set, nullptr);
@@ -190,9 +271,60 @@ class StatisticsDevice {
   }
 
  private:
+  // Writes the pipeline's internal representations and the ELF images of its cache as
+  // `prefix`.N-NAME.{txt,bin} and `prefix`.N.elf; says what it wrote.
+  std::string write_code(const VkPipelineExecutableInfoKHR& executable, VkPipelineCache cache,
+                         const std::string& prefix) {
+    return write_representations(executable, prefix) + write_cache_images(cache, prefix);
+  }
+
+  std::string write_representations(const VkPipelineExecutableInfoKHR& executable,
+                                    const std::string& prefix) {
+    if (!representations_) return "representations=unavailable  ";
+    uint32_t count = 0;
+    representations_(device_, &executable, &count, nullptr);
+    std::vector<VkPipelineExecutableInternalRepresentationKHR> representations(
+        count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR});
+    representations_(device_, &executable, &count, representations.data());  // their sizes
+    std::vector<std::string> data(count);
+    for (uint32_t i = 0; i < count; ++i) {
+      data[i].resize(representations[i].dataSize);
+      representations[i].pData = data[i].data();
+    }
+    representations_(device_, &executable, &count, representations.data());
+    std::ostringstream written;
+    written << "representations=" << count << "  ";
+    for (uint32_t i = 0; i < count; ++i) {
+      const VkPipelineExecutableInternalRepresentationKHR& r = representations[i];
+      // A text representation's size counts its terminating zero.
+      const size_t size = r.isText && r.dataSize > 0 ? r.dataSize - 1 : r.dataSize;
+      const std::string path =
+          prefix + "." + std::to_string(i) + "-" + file_part(r.name) + (r.isText ? ".txt" : ".bin");
+      written << r.name << "(" << size << " bytes"
+              << (write_file(path, r.pData, size) ? "" : ", unwritten") << ")  ";
+    }
+    return written.str();
+  }
+
+  std::string write_cache_images(VkPipelineCache cache, const std::string& prefix) {
+    size_t cache_size = 0;
+    vkGetPipelineCacheData(device_, cache, &cache_size, nullptr);
+    std::string blob(cache_size, '\0');
+    vkGetPipelineCacheData(device_, cache, &cache_size, blob.data());
+    blob.resize(cache_size);
+    const std::vector<std::pair<size_t, size_t>> images = elf_images(blob);
+    for (size_t i = 0; i < images.size(); ++i) {
+      write_file(prefix + "." + std::to_string(i) + ".elf", blob.data() + images[i].first,
+                 images[i].second);
+    }
+    return "cache=" + std::to_string(cache_size) + " bytes, " + std::to_string(images.size()) +
+           " ELF images  ";
+  }
+
   VkInstance instance_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
   PFN_vkGetPipelineExecutableStatisticsKHR statistics_ = nullptr;
+  PFN_vkGetPipelineExecutableInternalRepresentationsKHR representations_ = nullptr;
 };
 
 }  // namespace
@@ -203,15 +335,24 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "no Vulkan device with VK_KHR_pipeline_executable_properties\n");
     return 1;
   }
-  for (int i = 1; i < argc; ++i) {
+  int first = 1;
+  std::string code_folder;
+  if (argc > 2 && std::strcmp(argv[1], "--code") == 0) {
+    code_folder = argv[2];
+    first = 3;
+  }
+  for (int i = first; i < argc; ++i) {
     const std::string assembly_path = argv[i];
     const std::string spirv_path = assembly_path.substr(0, assembly_path.rfind('.')) + ".spv";
     const std::string spirv = read_file(spirv_path);
     const std::string name = assembly_path.substr(assembly_path.rfind('/') + 1);
-    std::printf("%s  %s\n", name.c_str(),
-                spirv.empty()
-                    ? "no SPIR-V"
-                    : device.describe(spirv, interface_of(read_file(assembly_path))).c_str());
+    const std::string stem = name.substr(0, name.rfind('.'));
+    std::printf(
+        "%s  %s\n", name.c_str(),
+        spirv.empty()
+            ? "no SPIR-V"
+            : device.describe(spirv, interface_of(read_file(assembly_path)), code_folder, stem)
+                  .c_str());
   }
   return 0;
 }
