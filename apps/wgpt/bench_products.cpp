@@ -152,8 +152,9 @@ void bench_products(const model::Model& model, size_t prompt_tokens, size_t trai
     // q·kᵀ and p·v over the causal half of the t × t scores, per head.
     const double flop =
         4.0 * static_cast<double>(c.n_head * c.head_dim()) * static_cast<double>(t * (t + 1) / 2);
-    print_row("pp" + std::to_string(t) + " attention (causal)", "f32", "flash_attention", seconds,
-              std::nullopt, flop, false);
+    print_row("pp" + std::to_string(t) + " attention (causal)", "f32",
+              std::string(ops::causal_attention_kernel(context)), seconds, std::nullopt, flop,
+              false);
   }
 }
 
