@@ -30,6 +30,8 @@
 # ALSO (unset): more wgpt binaries, space-separated, each of which runs every `wgpt bench` command
 # right after WGPT's, so that a change is measured beside the binary before it in the same call
 # (the GPU's clocks and the host vary from call to call); each command is echoed with its binary.
+# An entry NAME=VALUE@BINARY runs BINARY with that environment variable set (a run-time choice
+# measured beside the default: WGPT_PROMPT_ATTENTION=quarters@build/wgpt).
 set -u
 if [ $# -lt 2 ] || [ "$1" = "--help" ]; then
   awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"  # the comment above
@@ -49,6 +51,10 @@ run() {
 bench() {
   local binary
   for binary in "$wgpt" ${ALSO:-}; do
+    if [[ $binary == *=*@* ]]; then
+      run env "${binary%%@*}" "${binary#*@}" bench "$@"
+      continue
+    fi
     run "$binary" bench "$@"
   done
 }
@@ -58,7 +64,7 @@ part() {
     info)
       run date -u '+%Y-%m-%d %H:%M UTC'
       for binary in "$wgpt" ${ALSO:-}; do
-        run "$binary" --version
+        run "${binary#*@}" --version
       done
       run "$wgpt" info
       if command -v nvidia-smi >/dev/null; then
