@@ -151,6 +151,24 @@ TEST(GpuPackedCausalAttention, SequencesMatchCpu) {
   }
 }
 
+// Scores in the hundreds (a trained model's sharpest heads come near), whose exponentials overflow
+// a float unless the running maximum is subtracted, the later keys far larger than the earlier
+// ones (so that maxima grow from tile to tile): every form keeps them finite and right.
+TEST(GpuPackedCausalAttention, LargeScoresMatchCpu) {
+  for (const auto& [context, name] : attention_contexts()) {
+    SCOPED_TRACE(name);
+    const size_t heads = 2, c = heads * 64, t = 90;
+    std::vector<float> values = test::random_floats(t * 3 * c, 21, -6.0f, 6.0f);
+    for (size_t row = t / 2; row < t; ++row) {  // the later keys, four times as large
+      for (size_t e = c; e < 2 * c; ++e) values[row * 3 * c + e] *= 4.0f;
+    }
+    const Tensor qkv = Tensor::from_floats(values, {t, 3 * c});
+    const Tensor expected = ops::packed_causal_attention(qkv, 1, heads, 0.125f);
+    const Tensor actual = ops::packed_causal_attention(qkv.to_gpu(context), 1, heads, 0.125f);
+    EXPECT_TRUE(test::all_close(actual, expected, 1e-5f, 1e-4f));
+  }
+}
+
 // Where the adapter has no subgroups, the subgroup forms as the build embeds them (real subgroup
 // operations) are still compiled and validated, on Dawn's Null adapter under the plain kernel's
 // name.
