@@ -151,9 +151,9 @@ TEST(GpuPackedCausalAttention, SequencesMatchCpu) {
   }
 }
 
-// Scores in the hundreds (a trained model's sharpest heads come near), whose exponentials overflow
-// a float unless the running maximum is subtracted, the later keys far larger than the earlier
-// ones (so that maxima grow from tile to tile): every form keeps them finite and right.
+// Scores in the hundreds, whose exponentials overflow a float unless the running maximum is
+// subtracted, the later keys far larger than the earlier ones (so that maxima grow from tile to
+// tile): every form keeps them finite and right.
 TEST(GpuPackedCausalAttention, LargeScoresMatchCpu) {
   for (const auto& [context, name] : attention_contexts()) {
     SCOPED_TRACE(name);
