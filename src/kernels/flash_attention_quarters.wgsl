@@ -112,7 +112,8 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>,
       for (var dd = 0u; dd < QUARTER4; dd++) {
         let ka = k_tile[key * HEAD4 + head_vec4(dd, quarter)];
         let kb = k_tile[(key + 1u) * HEAD4 + head_vec4(dd, quarter)];
-        partial += vec4<f32>(dot(q0[dd], ka), dot(q1[dd], ka), dot(q0[dd], kb), dot(q1[dd], kb));
+        partial = vec4<f32>(dot_fma(q0[dd], ka, partial.x), dot_fma(q1[dd], ka, partial.y),
+                            dot_fma(q0[dd], kb, partial.z), dot_fma(q1[dd], kb, partial.w));
       }
       let seen = vec4<u32>(k0 + key) + vec4<u32>(0u, 0u, 1u, 1u) < visible.xyxy;
       scores[c] = select(vec4<f32>(NONE), quarters_sum(partial), seen);
@@ -133,8 +134,12 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>,
       for (var dd = 0u; dd < QUARTER4; dd++) {
         let va = v_tile[key * HEAD4 + head_vec4(dd, quarter)];
         let vb = v_tile[(key + 1u) * HEAD4 + head_vec4(dd, quarter)];
-        o0[dd] += weight.x * va + weight.z * vb;
-        o1[dd] += weight.y * va + weight.w * vb;
+        // One term a statement: each is an fma, where a sum of two products added to o would
+        // take a multiply and an add more.
+        o0[dd] += weight.x * va;
+        o0[dd] += weight.z * vb;
+        o1[dd] += weight.y * va;
+        o1[dd] += weight.w * vb;
       }
     }
     running_max = new_max;

@@ -158,9 +158,10 @@ TEST(GpuPackedCausalAttention, LargeScoresMatchCpu) {
   for (const auto& [context, name] : attention_contexts()) {
     SCOPED_TRACE(name);
     const size_t heads = 2, c = heads * 64, t = 90;
-    std::vector<float> values = test::random_floats(t * 3 * c, 21, -6.0f, 6.0f);
-    for (size_t row = t / 2; row < t; ++row) {  // the later keys, four times as large
-      for (size_t e = c; e < 2 * c; ++e) values[row * 3 * c + e] *= 4.0f;
+    // Queries and keys in [-6, 6], the later half of the keys four times that; values in [-1, 1].
+    std::vector<float> values = test::random_floats(t * 3 * c, 21);
+    for (size_t row = 0; row < t; ++row) {
+      for (size_t e = 0; e < 2 * c; ++e) values[row * 3 * c + e] *= e >= c && row >= t / 2 ? 24 : 6;
     }
     const Tensor qkv = Tensor::from_floats(values, {t, 3 * c});
     const Tensor expected = ops::packed_causal_attention(qkv, 1, heads, 0.125f);

@@ -38,3 +38,9 @@ fn block_of(wid: vec3<u32>, groups: vec3<u32>) -> Block {
   return Block(wid.x, first_row, wid.z, wid.z * p.key_sequence + wid.x * p.key_head,
                p.offset + min(first_row + ROWS, p.t));
 }
+
+// acc + a · b as one chain of four fmas. `acc + dot(a, b)` takes a multiply and an add more: the
+// compiler may not reorder the float sum to fold the add into the dot product's chain.
+fn dot_fma(a: vec4<f32>, b: vec4<f32>, acc: f32) -> f32 {
+  return fma(a.w, b.w, fma(a.z, b.z, fma(a.y, b.y, fma(a.x, b.x, acc))));
+}
