@@ -1,5 +1,8 @@
+#include <array>
 #include <cstdlib>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "wgpt/gpu.h"
 
@@ -34,27 +37,34 @@ std::string kernel_directory_from_environment() {
   return value ? value : "";
 }
 
+namespace {
+
+// Each form's name, as WGPT_PROMPT_ATTENTION spells it: the one list that parsing, printing and
+// the error's list of accepted names read.
+constexpr std::array<std::pair<std::string_view, PromptAttention>, 4> kPromptAttentionNames = {{
+    {"auto", PromptAttention::automatic},
+    {"plain", PromptAttention::plain},
+    {"pairs", PromptAttention::pairs},
+    {"quarters", PromptAttention::quarters},
+}};
+
+}  // namespace
+
 PromptAttention parse_prompt_attention(std::string_view name) {
-  if (name == "auto" || name.empty()) return PromptAttention::automatic;
-  if (name == "plain") return PromptAttention::plain;
-  if (name == "pairs") return PromptAttention::pairs;
-  if (name == "quarters") return PromptAttention::quarters;
-  throw Error("unknown prompt attention '" + std::string(name) +
-              "' (expected auto, plain, pairs or quarters)");
+  if (name.empty()) return PromptAttention::automatic;
+  std::string accepted;
+  for (const auto& [spelled, form] : kPromptAttentionNames) {
+    if (name == spelled) return form;
+    accepted += (accepted.empty() ? "" : ", ") + std::string(spelled);
+  }
+  throw Error("unknown prompt attention '" + std::string(name) + "' (expected " + accepted + ")");
 }
 
 std::string_view to_string(PromptAttention form) {
-  switch (form) {
-    case PromptAttention::automatic:
-      return "auto";
-    case PromptAttention::plain:
-      return "plain";
-    case PromptAttention::pairs:
-      return "pairs";
-    case PromptAttention::quarters:
-      return "quarters";
+  for (const auto& [spelled, named] : kPromptAttentionNames) {
+    if (named == form) return spelled;
   }
-  return "auto";
+  return "auto";  // unreachable: every form has a name
 }
 
 PromptAttention prompt_attention_from_environment() {
