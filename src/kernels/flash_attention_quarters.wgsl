@@ -5,9 +5,9 @@
 // workgroup's barriers and loads overlap the other's work. A thread holds two query rows' quarter
 // of the head's dimensions (16 values of the query and 16 of the output each), where the pairs
 // form holds half, and stages one vec4 of a tile's keys and one of its values where that stages
-// two of each: about 90 values against about 160. Each key or value read from workgroup memory still serves two rows (8 fmas a read),
-// and a warp's lanes read four consecutive vec4s of one key at a time (a broadcast to its eight
-// row pairs). The price: a score takes two lane exchanges instead of one, each of a row's four
+// two of each: about 90 values against about 160. Each key or value read from workgroup memory
+// still serves two rows (8 fmas a read), and a warp's lanes read four consecutive vec4s of one key
+// at a time (a broadcast to its eight row pairs). The price: a score takes two lane exchanges instead of one, each of a row's four
 // quarter lanes takes the same exponentials, and a tile of 16 keys two barriers.
 //
 // Thread li: part li / 128 — keys 8 · part .. 8 · part + 7 of each tile of 16 —, row pair
@@ -56,6 +56,12 @@ fn fetch_tile(b: Block, k0: u32, li: u32) -> Staged {
 // The head's vec4 that this thread's vec4 dd is.
 fn head_vec4(dd: u32, quarter: u32) -> u32 {
   return quarter + QUARTER4 * dd;
+}
+
+// Whether keys `key` and `key` + 1 are visible to each of the two rows, in a score vec4's order
+// (row 0, row 1 of `key`, then of `key` + 1).
+fn seen(key: u32, visible: vec2<u32>) -> vec4<bool> {
+  return vec4<u32>(key) + vec4<u32>(0u, 0u, 1u, 1u) < visible.xyxy;
 }
 
 // The sum of v over the four lanes of this thread's row pair.
@@ -115,8 +121,7 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>,
         partial = vec4<f32>(dot_fma(q0[dd], ka, partial.x), dot_fma(q1[dd], ka, partial.y),
                             dot_fma(q0[dd], kb, partial.z), dot_fma(q1[dd], kb, partial.w));
       }
-      let seen = vec4<u32>(k0 + key) + vec4<u32>(0u, 0u, 1u, 1u) < visible.xyxy;
-      scores[c] = select(vec4<f32>(NONE), quarters_sum(partial), seen);
+      scores[c] = select(vec4<f32>(NONE), quarters_sum(partial), seen(k0 + key, visible));
       tile_max = max(tile_max, max(scores[c].xy, scores[c].zw));
     }
     let new_max = max(running_max, tile_max);
@@ -128,8 +133,8 @@ fn main(invocation: Invocation, @builtin(workgroup_id) wid: vec3<u32>,
     }
     for (var c = 0u; c < PART_KEYS / 2u; c++) {
       let key = first_key + 2u * c;
-      let seen = vec4<u32>(k0 + key) + vec4<u32>(0u, 0u, 1u, 1u) < visible.xyxy;
-      let weight = select(vec4<f32>(0.0), exp2(scores[c] - new_max.xyxy), seen);
+      let weight =
+          select(vec4<f32>(0.0), exp2(scores[c] - new_max.xyxy), seen(k0 + key, visible));
       running_sum += weight.xy + weight.zw;
       for (var dd = 0u; dd < QUARTER4; dd++) {
         let va = v_tile[key * HEAD4 + head_vec4(dd, quarter)];
